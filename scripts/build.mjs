@@ -13,7 +13,7 @@ const outdir = check ? mkdtempSync(join(tmpdir(), "acp-warden-dist-")) : join(ro
 
 const entryPoints = {
   index: "src/entrypoints/action.ts",
-  cli: "src/entrypoints/cli.ts",
+  cli: "src/entrypoints/cli-bin.ts",
 };
 
 // Tree-sitter's wasm files are loaded at run time; bundlers don't copy them.
