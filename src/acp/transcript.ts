@@ -55,9 +55,32 @@ export function summarize(value: unknown, maxString = MAX_PREVIEW, depth = 0): u
   return out;
 }
 
-function appendBounded(current: string, addition: string): string {
-  const next = current + addition;
-  return next.length > MAX_TEXT ? next.slice(next.length - MAX_TEXT) : next;
+/**
+ * Text that keeps only its newest `max` characters. Chunks are joined lazily so that a flood of
+ * small message chunks costs O(1) each instead of copying the kept text every time.
+ */
+class BoundedText {
+  private chunks: string[] = [];
+  private length = 0;
+  constructor(private readonly max: number) {}
+
+  append(text: string): void {
+    this.chunks.push(text);
+    this.length += text.length;
+    if (this.length > this.max * 2) this.compact();
+  }
+
+  toString(): string {
+    this.compact();
+    return this.chunks[0] ?? "";
+  }
+
+  private compact(): void {
+    let joined = this.chunks.join("");
+    if (joined.length > this.max) joined = joined.slice(joined.length - this.max);
+    this.chunks = joined ? [joined] : [];
+    this.length = joined.length;
+  }
 }
 
 function contentText(content: readonly acp.ToolCallContent[] | null | undefined): string {
@@ -81,6 +104,8 @@ export class Transcript {
   private buffer: string[] = [];
   private bufferBytes = 0;
   private readonly start: number;
+  private readonly agentText = new BoundedText(MAX_TEXT);
+  private readonly thoughtText = new BoundedText(MAX_TEXT);
 
   constructor(
     readonly path: string | null,
@@ -89,6 +114,11 @@ export class Transcript {
   ) {
     this.start = now;
     this.state = emptyState(now);
+    // The texts are kept in bounded buffers and read through the state like plain strings.
+    const texts = { agentText: this.agentText, thoughtText: this.thoughtText };
+    for (const [key, buffer] of Object.entries(texts)) {
+      Object.defineProperty(this.state, key, { enumerable: true, get: () => buffer.toString() });
+    }
     if (path) {
       mkdirSync(dirname(path), { recursive: true });
       this.fd = openSync(path, "w");
@@ -141,13 +171,11 @@ export class Transcript {
     state.counts.updates++;
     switch (update.sessionUpdate) {
       case "agent_message_chunk":
-        if (update.content.type === "text")
-          state.agentText = appendBounded(state.agentText, update.content.text);
+        if (update.content.type === "text") this.agentText.append(update.content.text);
         this.onChange(state, "message");
         return;
       case "agent_thought_chunk":
-        if (update.content.type === "text")
-          state.thoughtText = appendBounded(state.thoughtText, update.content.text);
+        if (update.content.type === "text") this.thoughtText.append(update.content.text);
         this.onChange(state, "thought");
         return;
       case "plan":
