@@ -59,21 +59,30 @@ const commandTemplates: ((n: number) => string)[] = [
   (n) => `rm -rf build${n} && npm run build`,
 ];
 
-const requests: PermissionRequest[] = [];
-for (let i = 0; i < 10_000; i++) {
-  const roll = pick([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-  if (roll < 6) requests.push({ kind: "execute", command: pick(commandTemplates)(i) });
-  else if (roll < 8) requests.push({ kind: pick(["read", "edit"] as const), paths: [pick(files)] });
-  else if (roll < 9)
-    requests.push({ kind: "fetch", url: pick(["https://registry.npmjs.org/zod", "https://evil.example/x"]) });
-  else requests.push({ kind: "search", paths: [pick(["src", "."])] });
+function mix(offset: number): PermissionRequest[] {
+  const requests: PermissionRequest[] = [];
+  for (let i = offset; i < offset + 10_000; i++) {
+    const roll = pick([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    if (roll < 6) requests.push({ kind: "execute", command: pick(commandTemplates)(i) });
+    else if (roll < 8) requests.push({ kind: pick(["read", "edit"] as const), paths: [pick(files)] });
+    else if (roll < 9)
+      requests.push({
+        kind: "fetch",
+        url: pick(["https://registry.npmjs.org/zod", "https://evil.example/x"]),
+      });
+    else requests.push({ kind: "search", paths: [pick(["src", "."])] });
+  }
+  return requests;
 }
+// Warm-up set uses other numbers, so the measured commands are all new to the analysis cache.
+const warmup = mix(1_000_000);
+const requests = mix(0);
 
 const context = { workspace: "/w/repo", shell };
 const facts = { event: "issue_comment", actorPermission: "maintain" as const };
 const tally = { allow: 0, deny: 0, ask: 0 };
-// Warm up the JIT on a copy of the mix, then measure with a fresh analyzer cache (new strings).
-for (const request of requests.slice(0, 1000)) decide(policy, facts, request, context);
+// Warm up the JIT on a mix of different command lines, then measure on unseen ones.
+for (const request of warmup) decide(policy, facts, request, context);
 const measure = (label: string, batch: readonly PermissionRequest[]) => {
   const t0 = performance.now();
   for (const request of batch) tally[decide(policy, facts, request, context).decision]++;
@@ -87,6 +96,6 @@ const unique = new Set(
 ).size;
 console.log(`parser load (one time): ${loadMs.toFixed(1)} ms`);
 console.log(`mix: ${requests.length} requests, ${unique} distinct command lines`);
-measure("first pass (commands parsed)", requests);
+measure("first pass (every distinct command parsed)", requests);
 measure("second pass (analysis cache warm)", requests);
-console.log(`decisions: ${tally.allow} allow, ${tally.ask} ask, ${tally.deny} deny`);
+console.log(`outcomes over both passes: ${tally.allow} allow, ${tally.ask} ask, ${tally.deny} deny`);

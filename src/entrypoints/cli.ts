@@ -5,6 +5,7 @@ import { Command, InvalidArgumentError } from "commander";
 import { type DecideFn, runAgentSession } from "../acp/index.js";
 import { ConsoleProgress } from "../report/console.js";
 import { splitCommandLine } from "./command-line.js";
+import { registerPolicyCommands } from "./policy-commands.js";
 
 export interface CliIo {
   cwd: string;
@@ -40,6 +41,7 @@ export function buildProgram(io: CliIo): Command {
       io.setExitCode(await runCommand(opts, io));
     });
 
+  registerPolicyCommands(program, io);
   return program;
 }
 
