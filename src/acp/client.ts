@@ -222,7 +222,11 @@ class SessionRun {
 
     const session = await this.guard(
       "session/new",
-      agent.request(acp.methods.agent.session.new, { cwd: this.realRoot, mcpServers: [] }),
+      agent.request(acp.methods.agent.session.new, {
+        cwd: this.realRoot,
+        mcpServers: [],
+        ...(this.options.sessionMeta ? { _meta: { ...this.options.sessionMeta } } : {}),
+      }),
       startupDeadline,
     );
     const sessionId = session.sessionId;
@@ -595,8 +599,9 @@ class SessionRun {
   }
 
   private async onReadFile(params: acp.ReadTextFileRequest): Promise<acp.ReadTextFileResponse> {
-    const summary: ActionRequestSummary = { type: "fs_read", path: params.path };
+    const summary: ActionRequestSummary & { type: "fs_read" } = { type: "fs_read", path: params.path };
     const target = await this.confine(params.path, summary);
+    summary.path = target.relative;
     await this.requireAllowed(
       { type: "fs_read", path: target.absolute, relativePath: target.relative },
       summary,
@@ -623,8 +628,13 @@ class SessionRun {
 
   private async onWriteFile(params: acp.WriteTextFileRequest): Promise<acp.WriteTextFileResponse> {
     const bytes = Buffer.byteLength(params.content, "utf8");
-    const summary: ActionRequestSummary = { type: "fs_write", path: params.path, bytes };
+    const summary: ActionRequestSummary & { type: "fs_write" } = {
+      type: "fs_write",
+      path: params.path,
+      bytes,
+    };
     const target = await this.confine(params.path, summary);
+    summary.path = target.relative;
     if (target.exists) {
       const info = await lstat(target.absolute);
       // A second hard link may live outside the workspace: writing through it would escape.

@@ -119,6 +119,8 @@ export interface SessionOptions {
   /** Session config options to set after `session/new`, e.g. `{ model: "sonnet" }` (by id or category). */
   config?: Readonly<Record<string, string>>;
   quirks?: ClientQuirks;
+  /** Agent-specific `_meta` sent with `session/new` (e.g. Claude's `claudeCode.options`). */
+  sessionMeta?: Readonly<Record<string, unknown>>;
   /** Abort from outside (e.g. a budget or a stop command): cancels the turn cleanly. */
   signal?: AbortSignal;
   /** Where to write the transcript as JSON lines. */

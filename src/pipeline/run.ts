@@ -214,6 +214,7 @@ export async function runPipeline(
       },
     });
     report.session = session.state;
+    if (prepared.kind === "command" && session.state.agentInfo) report.agent = session.state.agentInfo.name;
     report.kept.push(`transcript: ${transcriptPath}`);
     if (session.error) {
       // The agent failed; whatever it changed is still audited and published as a draft.

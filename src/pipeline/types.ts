@@ -36,6 +36,8 @@ export interface RunConfig {
 export interface PreparedAgent {
   /** Display name, e.g. "claude" or the command's first word. */
   name: string;
+  /** A command line (not a preset) is named after what the agent reports itself to be. */
+  kind: "preset" | "command";
   session: Pick<SessionOptions, "launch" | "mode" | "config" | "authMethodId"> & {
     decide: DecideFn;
     quirks?: ClientQuirks;
