@@ -12,7 +12,7 @@ const check = process.argv.includes("--check");
 const outdir = check ? mkdtempSync(join(tmpdir(), "acp-warden-dist-")) : join(root, "dist");
 
 const entryPoints = {
-  index: "src/entrypoints/action.ts",
+  index: "src/entrypoints/action-main.ts",
   cli: "src/entrypoints/cli-bin.ts",
 };
 

@@ -39,8 +39,10 @@ export interface Decision {
   reason: string;
   /** Which rule of the caller's policy matched, when there is one. */
   ruleId?: string;
-  /** A change to the caller's policy that would allow this, for denials. */
+  /** A change to the caller's policy that would allow this, for denials (YAML to paste). */
   suggestion?: string;
+  /** For denials no policy change can lift: what to do instead. */
+  advice?: string;
 }
 
 export type DecideFn = (request: ActionRequest) => Decision | Promise<Decision>;

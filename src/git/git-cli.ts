@@ -242,6 +242,11 @@ class GitCliWorkspace implements GitWorkspace {
     return removed;
   }
 
+  async localConfig(): Promise<string> {
+    const { stdout } = await this.run(["config", "--local", "--null", "--list"], { acceptExitCodes: [1] });
+    return stdout;
+  }
+
   private async localConfigEntries(pattern: string): Promise<{ key: string; value: string }[]> {
     const { stdout } = await this.run(["config", "--local", "--null", "--get-regexp", pattern], {
       acceptExitCodes: [1],

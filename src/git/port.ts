@@ -70,6 +70,11 @@ export interface GitWorkspace {
   fetch(input: FetchInput): Promise<string>;
   /** Remove credentials actions/checkout left in the repository config; returns the config keys removed. */
   stripCheckoutCredentials(): Promise<string[]>;
+  /**
+   * The repository's local config, as git reads it. The agent can write .git/config, and some
+   * settings there (e.g. `filter.*.clean`) run programs during `git add`: compare before and after.
+   */
+  localConfig(): Promise<string>;
 }
 
 export interface GitWorkspaces {

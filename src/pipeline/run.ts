@@ -3,15 +3,10 @@
 // ends with a tracking comment that says what failed and what was kept.
 import { join } from "node:path";
 import type { SessionResult } from "../acp/types.js";
+import { auditDiff } from "../agents/index.js";
 import type { PullRequest, RepositoryRole } from "../github/port.js";
 import type { PermissionLevel, ShellAnalyzer, TriggerFacts } from "../policy/index.js";
-import {
-  effectiveLimits,
-  formatPolicyError,
-  loadPolicy,
-  type Policy,
-  protectedEntryFor,
-} from "../policy/index.js";
+import { effectiveLimits, formatPolicyError, loadPolicy, type Policy } from "../policy/index.js";
 import { renderPullRequestBody, renderPullRequestTitle, renderTrackingComment } from "../report/markdown.js";
 import type { RunReport } from "../report/model.js";
 import { CommentUpdater } from "./comment-updater.js";
@@ -154,6 +149,7 @@ export async function runPipeline(
       repository.defaultBranch,
       deps,
     );
+    const configBefore = await git.localConfig();
     report.branch = branch;
     report.baseBranch = base;
     comments.touch();
@@ -225,6 +221,15 @@ export async function runPipeline(
     stage = "auditing the changes";
     report.phase = "publishing";
     comments.touch();
+    // Settings such as filter.*.clean run programs whenever git stages files, diffs included:
+    // if the agent changed the repository's git config, stop before git touches its work.
+    if ((await git.localConfig()) !== configBefore) {
+      report.protectedViolations = [
+        { path: ".git/config", rule: "the repository's git config changed during the run" },
+      ];
+      report.status = "blocked";
+      return await finish();
+    }
     const diff = await git.diff(baseCommit);
     report.diff = {
       files: diff.files.map((f) => ({
@@ -236,7 +241,13 @@ export async function runPipeline(
       })),
       patch: diff.patch,
     };
-    report.protectedViolations = auditProtected(policy, await git.changedPaths(baseCommit));
+    // Most agents write files themselves: the diff is checked against `protected` and the edit rules.
+    report.protectedViolations = auditDiff(await git.changedPaths(baseCommit), policy, facts, {
+      workspace: config.workspace,
+      shell,
+    })
+      .filter((finding) => finding.blocking)
+      .map((finding) => ({ path: finding.path, rule: finding.ruleId, reason: finding.reason }));
     const stopped = session.state.cancelCause !== null || session.error !== null;
 
     if (diff.files.length === 0) {
@@ -259,14 +270,19 @@ export async function runPipeline(
     report.phase = "done";
     await prepared?.dispose().catch((error: unknown) => log(`cleanup failed: ${errorMessage(error)}`));
   }
-  report.now = deps.now();
-  await comments.finish();
-  return {
-    status: report.status ?? "failed",
-    message: report.error ? `${report.error.stage}: ${report.error.message}` : (report.status ?? ""),
-    report,
-    exitCode: report.status === "failed" ? 1 : 0,
-  };
+  return finish();
+
+  async function finish(): Promise<RunOutcome> {
+    report.phase = "done";
+    report.now = deps.now();
+    await comments.finish();
+    return {
+      status: report.status ?? "failed",
+      message: report.error ? `${report.error.stage}: ${report.error.message}` : (report.status ?? ""),
+      report,
+      exitCode: report.status === "failed" ? 1 : 0,
+    };
+  }
 }
 
 async function acknowledge(trigger: RunTrigger, config: RunConfig, deps: PipelineDeps): Promise<void> {
@@ -381,15 +397,6 @@ async function prepareBranch(
   const branch = `${config.branchPrefix}${label}`;
   await deps.git.checkoutNewBranch(branch, baseCommit);
   return { branch, base, baseCommit };
-}
-
-function auditProtected(policy: Policy, paths: readonly string[]): { path: string; rule: string }[] {
-  const violations: { path: string; rule: string }[] = [];
-  for (const path of paths) {
-    const entry = protectedEntryFor(policy, path);
-    if (entry) violations.push({ path, rule: `${entry.id} (${entry.glob})` });
-  }
-  return violations;
 }
 
 async function publish(

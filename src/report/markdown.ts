@@ -59,7 +59,7 @@ function headline(report: RunReport): string {
     case "no_changes":
       return `ℹ️ ${agent} finished without changing any file · ${elapsed}`;
     case "blocked":
-      return `🛑 ${agent}'s changes touch protected paths, so nothing was published · ${elapsed}`;
+      return `🛑 ${agent}'s changes break the policy (protected paths or edit rules), so nothing was published · ${elapsed}`;
     case "stopped":
       return `⏱️ ${agent} was stopped (${stopCause(report)})${pr ? ` — its work so far is in draft pull request ${prRef}` : ""} · ${elapsed}`;
     case "failed":
@@ -132,16 +132,15 @@ function toolLog(report: RunReport, open = false): string[] {
 }
 
 function denialLine(d: DecisionRecord): string[] {
+  // Policy reasons usually start with the rule's id already; do not say it twice.
+  const reason =
+    d.ruleId && d.reason.startsWith(d.ruleId) ? d.reason.slice(d.ruleId.length).trim() : d.reason;
   const rule = d.ruleId ? ` by ${code(d.ruleId, 80)}` : "";
-  const lines = [`- ❌ ${code(describeRequest(d.request), 140)} — denied${rule}: ${inline(d.reason, 300)}`];
+  const lines = [`- ❌ ${code(describeRequest(d.request), 140)} — denied${rule}: ${inline(reason, 300)}`];
   if (d.suggestion) {
-    lines.push(
-      "",
-      "  To allow it, add to `.github/agent-policy.yml`:",
-      "",
-      indent(fenced(d.suggestion, "yaml"), "  "),
-      "",
-    );
+    lines.push("", "  To allow it, change the policy:", "", indent(fenced(d.suggestion, "yaml"), "  "), "");
+  } else if (d.advice) {
+    lines.push("", indent(fenced(d.advice, "text"), "  "), "");
   }
   return lines;
 }
@@ -185,9 +184,10 @@ function decisionsSection(report: RunReport, maxDenials = 20): string[] {
 function outcomeSection(report: RunReport): string[] {
   const lines: string[] = [];
   if (report.protectedViolations.length > 0) {
-    lines.push("**Protected paths changed** (publishing is blocked):", "");
-    for (const v of report.protectedViolations.slice(0, 30))
-      lines.push(`- ${code(v.path)} — ${code(v.rule, 60)}`);
+    lines.push("**Changes the policy does not allow** (publishing is blocked):", "");
+    for (const v of report.protectedViolations.slice(0, 30)) {
+      lines.push(`- ${code(v.path)} — ${code(v.rule, 60)}${v.reason ? `: ${inline(v.reason, 200)}` : ""}`);
+    }
     lines.push("");
   }
   if (report.error) {

@@ -9,7 +9,7 @@ export type RunStatus =
   | "published"
   /** The agent changed nothing. */
   | "no_changes"
-  /** Changes touch protected paths: nothing was pushed. */
+  /** Changes touch protected paths or break the edit rules: nothing was pushed. */
   | "blocked"
   /** A time, tool-call or cancel limit stopped the agent; its work so far is in a draft PR. */
   | "stopped"
@@ -41,7 +41,8 @@ export interface RunReport {
   /** Things the reader should know: agent settings we could not enforce, rules the agent can bypass. */
   notes: string[];
   diff: { files: ChangedFileSummary[]; patch: string } | null;
-  protectedViolations: { path: string; rule: string }[];
+  /** Changes that break the policy (protected paths, edit rules): any of them blocks publishing. */
+  protectedViolations: { path: string; rule: string; reason?: string }[];
   pullRequest: { number: number; url: string; draft: boolean; created: boolean } | null;
   status: RunStatus | null;
   error: { stage: string; message: string } | null;

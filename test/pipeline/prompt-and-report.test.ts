@@ -162,7 +162,7 @@ describe("tracking comment", () => {
         protectedViolations: [{ path: ".github/workflows/ci.yml", rule: "protected[0]" }],
       }),
     );
-    expect(blocked).toContain("touch protected paths");
+    expect(blocked).toContain("break the policy");
     expect(blocked).toContain("`.github/workflows/ci.yml`");
     const failed = renderTrackingComment(
       report({

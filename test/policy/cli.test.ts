@@ -50,6 +50,12 @@ describe("policy check", () => {
     },
   );
 
+  it("passes this repository's own .github/agent-policy.yml", async () => {
+    const result = await cli(["policy", "check", join(root, ".github/agent-policy.yml")]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("valid; 5 inline tests passed");
+  });
+
   it("exits 2 with located errors for an invalid policy", async () => {
     writeFileSync(join(scratch, "bad.yml"), "version: 1\nalow:\n  - read: x\n");
     const result = await cli(["policy", "check", "bad.yml"], scratch);
