@@ -7,6 +7,7 @@ import {
   __commonJS,
   __require,
   __toESM,
+  createAgentRuntime,
   createPathInspector,
   decide,
   describePolicy,
@@ -16,7 +17,7 @@ import {
   runAgentSession,
   runPolicyTests,
   suggestPolicyChange
-} from "./chunks/chunk-QB7ZWFQT.js";
+} from "./chunks/chunk-NBR76FF7.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({
@@ -3445,7 +3446,8 @@ var require_commander = __commonJS({
 });
 
 // src/entrypoints/cli.ts
-import { resolve } from "node:path";
+import { readFileSync as readFileSync2 } from "node:fs";
+import { join as join2, resolve } from "node:path";
 
 // node_modules/commander/esm.mjs
 var import_index = __toESM(require_commander(), 1);
@@ -3463,45 +3465,6 @@ var {
   Option,
   Help
 } = import_index.default;
-
-// src/entrypoints/command-line.ts
-function splitCommandLine(line) {
-  const words = [];
-  let current = "";
-  let inWord = false;
-  let quote = null;
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i];
-    if (quote === "'") {
-      if (ch === "'") quote = null;
-      else current += ch;
-      continue;
-    }
-    if (quote === '"') {
-      if (ch === '"') quote = null;
-      else if (ch === "\\" && i + 1 < line.length && '"\\$`'.includes(line[i + 1])) current += line[++i];
-      else current += ch;
-      continue;
-    }
-    if (ch === "'" || ch === '"') {
-      quote = ch;
-      inWord = true;
-    } else if (ch === "\\" && i + 1 < line.length) {
-      current += line[++i];
-      inWord = true;
-    } else if (/\s/.test(ch)) {
-      if (inWord) words.push(current);
-      current = "";
-      inWord = false;
-    } else {
-      current += ch;
-      inWord = true;
-    }
-  }
-  if (quote) throw new Error(`unclosed ${quote} quote in: ${line}`);
-  if (inWord) words.push(current);
-  return words;
-}
 
 // src/entrypoints/policy-commands.ts
 import { readFileSync } from "node:fs";
@@ -3660,57 +3623,101 @@ function registerPolicyCommands(program2, io) {
 }
 
 // src/entrypoints/cli.ts
-var BASE_ENV = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TERM", "SHELL", "USER"];
+var PERMISSIVE_POLICY = "version: 1\ndefault: allow\n";
 function buildProgram(io) {
   const program2 = new Command("acp-warden").description("Run ACP coding agents headless under one policy").version("0.1.0").exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
-  program2.command("run").description("Run an agent on a directory with a prompt, printing its plan and tool calls as they stream").requiredOption("--agent-command <cmd>", "command line that starts an ACP agent on stdio").requiredOption("--prompt <text>", "what the agent should do").option("--cwd <dir>", "workspace directory (the agent cannot read or write outside it)", ".").option("--allow-all", "allow every request the agent makes inside the workspace").option("--deny-all", "deny every request (the default until a policy is given)").option("--mode <id>", "session mode to switch to before prompting").option("--timeout-minutes <n>", "stop the agent cleanly after this long", parsePositive, 30).option("--transcript <file>", "write the transcript (JSON lines) here").option("--env <name...>", "extra environment variables to pass to the agent", []).action(async (opts) => {
+  program2.command("run").description("Run an agent on a directory with a prompt, printing its plan and tool calls as they stream").option(
+    "--agent <preset|command>",
+    "claude, gemini, copilot, codex, opencode, or a command line (ACP on stdio)"
+  ).option(
+    "--agent-command <cmd>",
+    "a command line that starts an ACP agent on stdio (same as --agent <command>)"
+  ).requiredOption("--prompt <text>", "what the agent should do").option("--cwd <dir>", "workspace directory (the agent cannot read or write outside it)", ".").option(
+    "--policy <file>",
+    "policy to answer requests with (default: <cwd>/.github/agent-policy.yml; missing = deny all)"
+  ).option("--allow-all", "allow every request instead of asking a policy").option("--deny-all", "deny every request instead of asking a policy").option("--mode <id>", "session mode to switch to before prompting (presets choose their own)").option("--model <id>", "model, where the agent's preset can choose one").option(
+    "--agent-bin-dir <dir>",
+    "directory with installed agent binaries (otherwise presets run through npx)"
+  ).option("--timeout-minutes <n>", "stop the agent cleanly after this long", parsePositive, 30).option("--transcript <file>", "write the transcript (JSON lines) here").option("--env <name...>", "extra environment variables to pass to the agent", []).action(async (opts) => {
     io.setExitCode(await runCommand(opts, io));
   });
   registerPolicyCommands(program2, io);
   return program2;
 }
 async function runCommand(opts, io) {
-  if (opts.allowAll && opts.denyAll) {
-    io.stderr("acp-warden run: --allow-all and --deny-all exclude each other\n");
+  const fail = (message) => {
+    io.stderr(`acp-warden run: ${message}
+`);
     return 2;
+  };
+  if (opts.allowAll && opts.denyAll) return fail("--allow-all and --deny-all exclude each other");
+  const agent = opts.agent ?? opts.agentCommand;
+  if (!agent?.trim()) return fail("name an agent with --agent (a preset or a command line)");
+  const workspace = resolve(io.cwd, opts.cwd);
+  const shell = await loadShellAnalyzer();
+  const policyFile = resolve(io.cwd, opts.policy ?? join2(opts.cwd, DEFAULT_POLICY_PATH));
+  let text;
+  if (opts.allowAll) text = PERMISSIVE_POLICY;
+  else if (!opts.denyAll) text = readOptional(policyFile);
+  if (opts.policy && text === void 0 && !opts.allowAll && !opts.denyAll)
+    return fail(`${policyFile} does not exist`);
+  const loaded = loadPolicy(text, { file: opts.allowAll ? "--allow-all" : policyFile, shell });
+  if (!loaded.ok) return fail(`invalid policy:
+${loaded.errors.map(formatPolicyError).join("\n")}`);
+  const policy = { ...loaded.policy, env: { pass: [...loaded.policy.env.pass, ...opts.env] } };
+  if (policy.source.empty && !opts.denyAll) {
+    io.stderr(
+      `acp-warden run: no policy at ${policyFile}: every request will be denied (use --policy or --allow-all)
+`
+    );
   }
-  let argv;
+  let prepared;
   try {
-    argv = splitCommandLine(opts.agentCommand);
+    prepared = await createAgentRuntime(
+      io.env,
+      opts.agentBinDir ? { binDir: resolve(io.cwd, opts.agentBinDir) } : {}
+    ).prepare({
+      agent,
+      policy,
+      facts: { event: "cli" },
+      workspace,
+      model: opts.model ?? null,
+      shell
+    });
   } catch (error) {
-    io.stderr(`acp-warden run: --agent-command: ${error.message}
+    return fail(error.message);
+  }
+  for (const note of prepared.notes) io.stderr(`note: ${note}
 `);
-    return 2;
-  }
-  const [command, ...args] = argv;
-  if (!command) {
-    io.stderr("acp-warden run: --agent-command is empty\n");
-    return 2;
-  }
-  const env = {};
-  for (const name of [...BASE_ENV, ...opts.env]) {
-    const value = io.env[name];
-    if (value !== void 0) env[name] = value;
-  }
-  const decide2 = opts.allowAll ? () => ({ outcome: "allow", reason: "--allow-all", ruleId: "cli:allow-all" }) : () => ({ outcome: "deny", reason: "--deny-all (no policy given)", ruleId: "cli:deny-all" });
   const progress = new ConsoleProgress(io.stdout);
-  const result = await runAgentSession({
-    launch: { command, args, env },
-    workspace: resolve(io.cwd, opts.cwd),
-    prompt: { text: opts.prompt },
-    decide: decide2,
-    ...opts.mode === void 0 ? {} : { mode: opts.mode },
-    limits: { timeoutMs: opts.timeoutMinutes * 6e4 },
-    ...opts.transcript === void 0 ? {} : { transcriptPath: resolve(io.cwd, opts.transcript) },
-    onUpdate: (state, change) => progress.update(state, change)
-  });
-  progress.finish(result);
-  if (result.error) {
-    io.stderr(`acp-warden run: ${result.error.message}
+  try {
+    const result = await runAgentSession({
+      ...prepared.session,
+      ...opts.mode === void 0 ? {} : { mode: opts.mode },
+      workspace,
+      prompt: { text: opts.prompt },
+      limits: { timeoutMs: opts.timeoutMinutes * 6e4 },
+      ...opts.transcript === void 0 ? {} : { transcriptPath: resolve(io.cwd, opts.transcript) },
+      onUpdate: (state, change) => progress.update(state, change)
+    });
+    progress.finish(result);
+    if (result.error) {
+      io.stderr(`acp-warden run: ${result.error.message}
 `);
-    return 1;
+      return 1;
+    }
+    return 0;
+  } finally {
+    await prepared.dispose();
   }
-  return 0;
+}
+function readOptional(path) {
+  try {
+    return readFileSync2(path, "utf8");
+  } catch (error) {
+    if (error.code === "ENOENT") return void 0;
+    throw error;
+  }
 }
 function parsePositive(value) {
   const n = Number(value);
@@ -3723,8 +3730,12 @@ async function main(argv, io) {
     await program2.parseAsync([...argv], { from: "user" });
   } catch (error) {
     const code = error.exitCode;
-    io.setExitCode(typeof code === "number" ? code === 0 ? 0 : 2 : 1);
-    if (typeof code !== "number") io.stderr(`acp-warden: ${error.message}
+    if (typeof code === "number") {
+      if (code !== 0) io.setExitCode(2);
+      return;
+    }
+    io.setExitCode(1);
+    io.stderr(`acp-warden: ${error.message}
 `);
   }
 }

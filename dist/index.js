@@ -1,20 +1,17 @@
 import { createRequire as __acpWardenCreateRequire } from 'node:module'; const require = __acpWardenCreateRequire(import.meta.url);
 import {
-  TOOL_KINDS,
   __commonJS,
   __toESM,
-  createPathInspector,
-  decide,
+  auditDiff,
+  createAgentRuntime,
   describeRequest,
   effectiveLimits,
-  effectiveRules,
   formatPolicyError,
   loadPolicy,
   loadShellAnalyzer,
-  protectedEntryFor,
-  runAgentSession,
-  suggestPolicyChange
-} from "./chunks/chunk-QB7ZWFQT.js";
+  reasonWithoutRule,
+  runAgentSession
+} from "./chunks/chunk-NBR76FF7.js";
 
 // node_modules/bottleneck/light.js
 var require_light = __commonJS({
@@ -1337,7 +1334,7 @@ var require_light = __commonJS({
 
 // src/entrypoints/action.ts
 import { readFileSync } from "node:fs";
-import { tmpdir as tmpdir3 } from "node:os";
+import { tmpdir as tmpdir2 } from "node:os";
 
 // src/git/git-cli.ts
 import { execFile } from "node:child_process";
@@ -2282,16 +2279,16 @@ function omit(object, keysToOmit) {
   }
   return result;
 }
-function encodeReserved(str3) {
-  return str3.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
+function encodeReserved(str2) {
+  return str2.split(/(%[0-9A-Fa-f]{2})/g).map(function(part) {
     if (!/%[0-9A-Fa-f]/.test(part)) {
       part = encodeURI(part).replace(/%5B/g, "[").replace(/%5D/g, "]");
     }
     return part;
   }).join("");
 }
-function encodeUnreserved(str3) {
-  return encodeURIComponent(str3).replace(/[!'()*]/g, function(c) {
+function encodeUnreserved(str2) {
+  return encodeURIComponent(str2).replace(/[!'()*]/g, function(c) {
     return "%" + c.charCodeAt(0).toString(16).toUpperCase();
   });
 }
@@ -2663,15 +2660,15 @@ function parseParameters(header, type, index, len, stopFlags) {
   }
   return { type, index, parameters };
 }
-function unescapeQuotedPairs(str3, start, end) {
+function unescapeQuotedPairs(str2, start, end) {
   let result = "";
   for (let index = start; index < end; index++) {
-    if (str3.charCodeAt(index) === BSLASH) {
-      result += str3.slice(start, index);
+    if (str2.charCodeAt(index) === BSLASH) {
+      result += str2.slice(start, index);
       start = ++index;
     }
   }
-  return result + str3.slice(start, end);
+  return result + str2.slice(start, end);
 }
 
 // node_modules/json-with-bigint/json-with-bigint.js
@@ -2694,8 +2691,8 @@ var stringifyIteratively = (rootValue, replacer, spaceParam) => {
   const isFunctionReplacer = typeof replacer === "function";
   const propertyList = Array.isArray(replacer) ? new Set(replacer.map(String)) : null;
   const prepareVal = (parent, key, val) => {
-    const isObject2 = val !== null && typeof val === "object";
-    const hasToJSON = isObject2 && typeof val.toJSON === "function";
+    const isObject = val !== null && typeof val === "object";
+    const hasToJSON = isObject && typeof val.toJSON === "function";
     if (hasToJSON) {
       val = val.toJSON(key);
     }
@@ -6478,1250 +6475,7 @@ var SpacedLane = class {
 };
 
 // src/pipeline/run.ts
-import { join as join4 } from "node:path";
-
-// src/agents/extract.ts
-var PATH_KEYS = [
-  "file_path",
-  "filePath",
-  "filepath",
-  "path",
-  "fileName",
-  "filename",
-  "notebook_path",
-  "absolute_path",
-  "target_file",
-  "dir_path"
-];
-var COMMAND_KEYS = ["command", "cmd"];
-var CWD_KEYS = ["cwd", "workdir", "dir_path", "directory"];
-function isObject(value) {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-function str(value) {
-  return typeof value === "string" && value.length > 0 ? value : void 0;
-}
-function quoteWord(word) {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
-}
-function commandText(value) {
-  if (typeof value === "string") return value;
-  if (!Array.isArray(value) || value.length === 0 || !value.every((w) => typeof w === "string"))
-    return void 0;
-  const words = value;
-  const shell = /(^|\/)(ba|z|da)?sh$/.test(words[0]);
-  if (shell && words.length === 3 && /^-l?c$|^-cl$/.test(words[1])) return words[2];
-  return words.map(quoteWord).join(" ");
-}
-function pathsInPatch(text, workspace) {
-  const out = /* @__PURE__ */ new Set();
-  for (const line of text.split("\n")) {
-    const unified = /^(?:\+\+\+|---) (?:[ab]\/)?(.+?)\s*$/.exec(line);
-    if (unified && unified[1] !== "/dev/null") {
-      const path = unified[1];
-      const absolute = `/${path}`;
-      out.add(workspace && absolute.startsWith(`${workspace.replace(/\/+$/, "")}/`) ? absolute : path);
-    }
-    const envelope = /^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$/.exec(line);
-    if (envelope) out.add(envelope[1]);
-    const moved = /^\*\*\* Move to: (.+?)\s*$/.exec(line);
-    if (moved) out.add(moved[1]);
-  }
-  return [...out];
-}
-function rawPaths(raw, workspace) {
-  const out = [];
-  for (const key of PATH_KEYS) {
-    const value = raw[key];
-    if (typeof value === "string" && value.length > 0) out.push(value);
-    else if (Array.isArray(value)) {
-      for (const v of value) if (typeof v === "string") out.push(v);
-    }
-  }
-  for (const key of ["paths", "file_paths"]) {
-    const value = raw[key];
-    if (Array.isArray(value)) {
-      for (const v of value) if (typeof v === "string") out.push(v);
-    }
-  }
-  for (const key of ["diff", "patch", "input"]) {
-    const value = raw[key];
-    if (typeof value === "string") out.push(...pathsInPatch(value, workspace));
-  }
-  return [...new Set(out)];
-}
-function locationPaths(toolCall) {
-  return (toolCall.locations ?? []).map((l) => l.path).filter((p) => typeof p === "string" && p !== "");
-}
-function diffPaths(toolCall) {
-  const out = [];
-  for (const item of toolCall.content ?? []) if (item.type === "diff" && item.path) out.push(item.path);
-  return out;
-}
-function asKind(value) {
-  return typeof value === "string" && TOOL_KINDS.includes(value) ? value : void 0;
-}
-function toolNameOf(toolCall) {
-  const meta = toolCall._meta;
-  if (isObject(meta)) {
-    for (const value of Object.values(meta))
-      if (isObject(value) && typeof value.toolName === "string") return value.toolName;
-  }
-  return void 0;
-}
-function factsFromRawInput(toolCall, raw, workspace) {
-  const evidence = { rawInputPresent: true, source: "raw-input" };
-  const command = COMMAND_KEYS.map((k) => commandText(raw[k])).find((c) => c !== void 0);
-  const kind = asKind(toolCall.kind) ?? (command !== void 0 ? "execute" : "other");
-  const cwd = CWD_KEYS.map((k) => str(raw[k])).find((c) => c !== void 0);
-  switch (kind) {
-    case "execute":
-      return { kind, command: command ?? "", ...cwd ? { cwd } : {}, evidence };
-    case "read":
-    case "edit":
-    case "delete":
-      if (command !== void 0 && rawPaths(raw, workspace).length === 0)
-        return { kind: "execute", command, ...cwd ? { cwd } : {}, evidence };
-      return { kind, paths: rawPaths(raw, workspace), evidence };
-    case "move": {
-      const from = str(raw.source) ?? str(raw.from) ?? str(raw.source_path);
-      const to = str(raw.destination) ?? str(raw.to) ?? str(raw.destination_path);
-      return { kind, paths: from && to ? [from, to] : rawPaths(raw, workspace), evidence };
-    }
-    case "search": {
-      const paths = rawPaths(raw, workspace);
-      const query = str(raw.pattern) ?? str(raw.query);
-      return { kind, ...paths.length ? { paths } : {}, ...query ? { query } : {}, evidence };
-    }
-    case "fetch": {
-      const url = str(raw.url);
-      const query = str(raw.query);
-      return { kind, ...url ? { url } : {}, ...query ? { query } : {}, evidence };
-    }
-    case "think":
-      return { kind, evidence };
-    case "switch_mode": {
-      const mode = str(raw.mode) ?? str(raw.modeId);
-      return { kind, ...mode ? { mode } : {}, evidence };
-    }
-    case "other": {
-      const tool = toolNameOf(toolCall);
-      return { kind, ...tool ? { tool } : {}, evidence };
-    }
-  }
-}
-function factsWithoutRawInput(toolCall, options) {
-  const kind = asKind(toolCall.kind) ?? "other";
-  const paths = [.../* @__PURE__ */ new Set([...locationPaths(toolCall), ...diffPaths(toolCall)])];
-  const source = locationPaths(toolCall).length > 0 ? "locations" : diffPaths(toolCall).length > 0 ? "diff-content" : "title";
-  const evidence = { rawInputPresent: false, source };
-  switch (kind) {
-    case "execute": {
-      if (!options.titleIsCommand || !toolCall.title)
-        return { kind, command: "", evidence: { rawInputPresent: false, source: "title" } };
-      const cwd = explanationCwd(toolCall);
-      return {
-        kind,
-        command: toolCall.title,
-        ...cwd ? { cwd } : {},
-        evidence: { rawInputPresent: false, source: "title" }
-      };
-    }
-    case "read":
-    case "edit":
-    case "delete":
-      return { kind, paths, evidence };
-    case "move":
-      return { kind, paths, evidence };
-    case "search":
-      return { kind, ...paths.length ? { paths } : {}, evidence };
-    case "fetch":
-      return { kind, evidence };
-    case "think":
-      return { kind, evidence };
-    case "switch_mode":
-      return { kind, evidence };
-    case "other": {
-      const tool = toolNameOf(toolCall);
-      return { kind, ...tool ? { tool } : {}, evidence };
-    }
-  }
-}
-function explanationCwd(toolCall) {
-  for (const item of toolCall.content ?? []) {
-    if (item.type !== "content" || item.content.type !== "text") continue;
-    const match = /^\[in (.+?)\](?: \(|$| \[)/.exec(item.content.text);
-    if (match) return match[1];
-  }
-  return void 0;
-}
-function extractFacts(toolCall, options = {}) {
-  const raw = toolCall.rawInput;
-  if (isObject(raw)) return factsFromRawInput(toolCall, raw, options.workspace);
-  if (raw !== void 0 && raw !== null) {
-    const command = commandText(raw);
-    if (command !== void 0)
-      return { kind: "execute", command, evidence: { rawInputPresent: true, source: "raw-input" } };
-  }
-  return factsWithoutRawInput(toolCall, { titleIsCommand: options.titleIsCommand === true });
-}
-
-// src/agents/decide.ts
-function requestFacts(agent, request2, workspace) {
-  switch (request2.type) {
-    case "permission":
-      return agent.type === "preset" ? agent.extract({ toolCall: request2.toolCall, workspace }) : extractFacts(request2.toolCall, { workspace });
-    case "fs_read":
-      return { kind: "read", paths: [request2.relativePath || "."] };
-    case "fs_write":
-      return { kind: "edit", paths: [request2.relativePath] };
-    case "terminal":
-      return { kind: "execute", command: request2.commandLine, cwd: request2.cwd };
-  }
-}
-function toDecision(policy, facts, result) {
-  if (result.decision === "allow") return { outcome: "allow", reason: result.reason, ruleId: result.ruleId };
-  const suggestion = suggestPolicyChange(policy, facts, result);
-  const reason = result.decision === "ask" ? `${result.reason} (the policy says ask, and nobody can answer in a headless run, so it is denied)` : result.reason;
-  return {
-    outcome: "deny",
-    reason,
-    ruleId: result.ruleId,
-    ...suggestion?.possible ? { suggestion: suggestion.text } : {},
-    ...suggestion && !suggestion.possible ? { advice: suggestion.text } : {}
-  };
-}
-function createPolicyDecide(policy, facts, agent, options) {
-  const { onDecision, ...context } = options;
-  return (request2) => {
-    const extracted = requestFacts(agent, request2, context.workspace);
-    const decision = toDecision(policy, facts, decide(policy, facts, extracted, context));
-    onDecision?.({ request: request2, facts: extracted, decision });
-    return decision;
-  };
-}
-
-// src/agents/types.ts
-var PRESET_IDS = ["claude", "gemini", "copilot", "codex", "opencode"];
-var COVERED_KINDS = ["read", "search", "edit", "execute", "fetch"];
-
-// src/agents/enforcement.ts
-var DIFF_KINDS = /* @__PURE__ */ new Set(["edit", "delete", "move"]);
-function subjectsOf(rule) {
-  const m = rule.matcher;
-  if ("globs" in m) return [...m.globs];
-  if (m.kind === "execute") return m.patterns.map((p) => p.source);
-  if (m.kind === "fetch") return [...m.domains, ...m.search ? ["search"] : []];
-  if (m.kind === "other") return [...m.tools];
-  if (m.kind === "switch_mode") return [...m.modes];
-  return [];
-}
-function coverageFor(agent, kind) {
-  if (agent.type === "command") return void 0;
-  return COVERED_KINDS.includes(kind) ? agent.coverage[kind] : void 0;
-}
-function layersFor(agent, rule) {
-  const kind = rule.matcher.kind;
-  const layers = [];
-  const coverage = coverageFor(agent, kind);
-  const restrictiveRule = rule.effect !== "allow";
-  if (coverage) {
-    if (coverage.compiled === "all" || coverage.compiled === "deny" && restrictiveRule)
-      layers.push("agent-settings");
-    if (coverage.asks !== "never") layers.push("per-request");
-  } else {
-    layers.push("per-request");
-  }
-  layers.push("client-methods");
-  if (DIFF_KINDS.has(kind)) layers.push("final-diff");
-  let bypass = null;
-  if (!restrictiveRule) return { layers, bypass };
-  if (agent.type === "command") {
-    bypass = `an unknown agent may ${kind} without asking; only its fs/terminal requests${DIFF_KINDS.has(kind) ? " and the final diff" : ""} are checked`;
-  } else if (coverage?.removed) {
-    bypass = null;
-  } else if (coverage && coverage.asks !== "always" && !layers.includes("agent-settings")) {
-    bypass = `${agent.title} may ${kind} without asking: ${coverage.note}`;
-  } else if (coverage && coverage.asks === "partly") {
-    bypass = `partly: ${coverage.note}`;
-  }
-  if (bypass && DIFF_KINDS.has(kind)) bypass += " (the final-diff audit still rejects the change)";
-  return { layers, bypass };
-}
-function enforcementReport(agent, policy, facts, setup) {
-  const rules = effectiveRules(policy, facts);
-  const all = [];
-  for (const sets of rules.byKind.values()) all.push(...sets.deny, ...sets.ask, ...sets.allow);
-  const entries = all.map((rule) => {
-    const { layers, bypass } = layersFor(agent, rule);
-    return {
-      ruleId: rule.id,
-      effect: rule.effect,
-      kind: rule.matcher.kind,
-      subjects: subjectsOf(rule),
-      enforcedBy: layers,
-      bypass
-    };
-  });
-  for (const entry of policy.protected) {
-    const compiled = agent.type === "preset" && agent.coverage.edit.compiled !== "none";
-    entries.push({
-      ruleId: entry.id,
-      effect: "protected",
-      kind: "protected",
-      subjects: [entry.glob],
-      enforcedBy: [
-        ...compiled ? ["agent-settings"] : [],
-        "per-request",
-        "client-methods",
-        "final-diff"
-      ],
-      bypass: null
-    });
-  }
-  const gaps = [];
-  if (agent.type === "command") {
-    gaps.push(
-      `${agent.title} is not a preset: acp-warden cannot make it ask or write the policy into its settings; the policy is enforced on what it asks, on its fs/terminal requests, and on the final diff`
-    );
-  } else {
-    for (const kind of COVERED_KINDS) {
-      const c = agent.coverage[kind];
-      if (c.asks !== "always" && !c.removed && c.compiled !== "all") gaps.push(`${kind}: ${c.note}`);
-    }
-  }
-  return {
-    agent: agent.id === "command" ? agent.title : agent.id,
-    agentSettings: setup?.agentSettings ?? [],
-    rules: entries,
-    gaps
-  };
-}
-function auditDiff(changedPaths, policy, facts, context) {
-  const findings = [];
-  for (const path of changedPaths) {
-    const guarded = protectedEntryFor(policy, path);
-    if (guarded) {
-      findings.push({
-        path,
-        ruleId: guarded.id,
-        reason: `${path} is protected (${guarded.glob}): changes here block publishing`,
-        blocking: true
-      });
-      continue;
-    }
-    const result = decide(policy, facts, { kind: "edit", paths: [path] }, context);
-    if (result.decision !== "allow")
-      findings.push({ path, ruleId: result.ruleId, reason: result.reason, blocking: true });
-  }
-  return findings;
-}
-
-// src/agents/env.ts
 import { join as join2 } from "node:path";
-var FORBIDDEN = [
-  /^GITHUB_TOKEN$/,
-  /^GH_TOKEN$/,
-  /^GH_ENTERPRISE_TOKEN$/,
-  /^GITHUB_ENTERPRISE_TOKEN$/,
-  /^ACTIONS_/,
-  /^INPUT_/,
-  /^RUNNER_.*TOKEN/,
-  /^GITHUB_APP_PRIVATE_KEY/,
-  /^ACP_WARDEN_/,
-  /^APP_PRIVATE_KEY$/,
-  /^PRIVATE_KEY$/,
-  /^WEBHOOK_SECRET$/,
-  /^REDIS_URL$/
-];
-function isForbiddenEnvName(name) {
-  return FORBIDDEN.some((pattern) => pattern.test(name));
-}
-var DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
-function buildAgentEnv(input) {
-  const warnings = [];
-  const parentPath = input.parent.PATH || DEFAULT_PATH;
-  const env = {
-    PATH: input.binDir ? `${input.binDir}:${parentPath}` : parentPath,
-    HOME: input.homeDir,
-    LANG: "C.UTF-8",
-    TMPDIR: join2(input.homeDir, "tmp"),
-    CI: "true",
-    TERM: "dumb",
-    NO_COLOR: "1"
-  };
-  for (const name of input.presetAllow) {
-    const value = input.parent[name];
-    if (value !== void 0 && !isForbiddenEnvName(name)) env[name] = value;
-  }
-  for (const name of input.policyPass) {
-    if (isForbiddenEnvName(name)) {
-      warnings.push(
-        `env.pass names ${name}, which is never passed to an agent (it is a secret of the runner)`
-      );
-      continue;
-    }
-    if (name in env && !input.presetAllow.includes(name)) {
-      warnings.push(`env.pass names ${name}, which acp-warden sets itself; ignored`);
-      continue;
-    }
-    const value = input.parent[name];
-    if (value !== void 0) env[name] = value;
-  }
-  for (const [name, value] of Object.entries(input.fixed)) env[name] = value;
-  return { env, warnings };
-}
-
-// src/agents/prepare.ts
-import { mkdir as mkdir2, writeFile } from "node:fs/promises";
-import { dirname as dirname2, join as join3 } from "node:path";
-var NPX_ENV = ["npm_config_registry", "NPM_CONFIG_REGISTRY", "npm_config_cache"];
-function launchCommand(preset, args) {
-  const { name, version, bin } = preset.package;
-  if (preset.install.kind === "bin") return { command: join3(preset.install.dir, bin), args: [...args] };
-  return { command: "npx", args: ["-y", `--package=${name}@${version}`, "--", bin, ...args] };
-}
-function presetSetup(preset, options) {
-  const setup = preset.setup({ ...options, rules: effectiveRules(options.policy, options.facts) });
-  if (preset.id === "opencode" && preset.install.kind === "bin")
-    setup.env.npm_config_registry = "http://127.0.0.1:9/";
-  return setup;
-}
-async function writeFiles(files) {
-  for (const file of files) {
-    await mkdir2(dirname2(file.path), { recursive: true });
-    await writeFile(file.path, file.content, { encoding: "utf8", mode: 384 });
-  }
-}
-async function prepareAgent(agent, options) {
-  await mkdir2(join3(options.homeDir, "tmp"), { recursive: true });
-  if (agent.type === "command") {
-    const { env: env2, warnings: warnings2 } = buildAgentEnv({
-      parent: options.env,
-      homeDir: options.homeDir,
-      presetAllow: [],
-      policyPass: options.policy.env.pass,
-      fixed: {}
-    });
-    const enforcement2 = enforcementReport(agent, options.policy, options.facts, void 0);
-    return {
-      launch: { command: agent.command, args: agent.args, env: env2 },
-      quirks: {},
-      enforcement: enforcement2,
-      warnings: [...warnings2, ...enforcement2.gaps],
-      files: []
-    };
-  }
-  const setup = presetSetup(agent, options);
-  await writeFiles(setup.files);
-  const { env, warnings } = buildAgentEnv({
-    parent: options.env,
-    homeDir: options.homeDir,
-    presetAllow: agent.install.kind === "npx" ? [...agent.envAllow, ...NPX_ENV] : agent.envAllow,
-    policyPass: options.policy.env.pass,
-    fixed: setup.env,
-    ...agent.install.kind === "bin" ? { binDir: agent.install.dir } : {}
-  });
-  const { command, args } = launchCommand(agent, setup.args);
-  const launch = { command, args, env };
-  const enforcement = enforcementReport(agent, options.policy, options.facts, setup);
-  return {
-    launch,
-    ...setup.mode !== void 0 ? { mode: setup.mode } : {},
-    ...setup.config !== void 0 ? { config: setup.config } : {},
-    ...setup.authMethodId !== void 0 ? { authMethodId: setup.authMethodId } : {},
-    ...setup.sessionMeta !== void 0 ? { sessionMeta: setup.sessionMeta } : {},
-    quirks: agent.quirks,
-    enforcement,
-    warnings: [...setup.warnings, ...warnings],
-    files: setup.files
-  };
-}
-
-// src/agents/presets/claude.ts
-import { posix } from "node:path";
-
-// src/agents/rules.ts
-function rulesOf(rules, kind, effect) {
-  return rules.byKind.get(kind)?.[effect] ?? [];
-}
-function globsOf(rules, kind, effect) {
-  return rulesOf(rules, kind, effect).flatMap((r) => "globs" in r.matcher ? r.matcher.globs : []);
-}
-function patternsOf(rules, effect) {
-  return rulesOf(rules, "execute", effect).flatMap(
-    (r) => r.matcher.kind === "execute" ? r.matcher.patterns : []
-  );
-}
-function fetchDomains(rules, effect) {
-  return rulesOf(rules, "fetch", effect).flatMap(
-    (r) => r.matcher.kind === "fetch" ? r.matcher.domains : []
-  );
-}
-function restrictive(rules, kind) {
-  return [...rulesOf(rules, kind, "deny"), ...rulesOf(rules, kind, "ask")];
-}
-function allowsEverything(rules, kind) {
-  if (restrictive(rules, kind).length > 0) return false;
-  if (rules.default === "allow") return true;
-  return globsOf(rules, kind, "allow").includes("**");
-}
-function patternWords(pattern) {
-  let words = [[]];
-  for (const token of pattern.tokens) {
-    const values = token.type === "literal" ? [token.value] : token.values;
-    words = words.flatMap((prefix) => values.map((v) => [...prefix, v]));
-  }
-  return { words, rest: pattern.rest };
-}
-function expandBraces(glob) {
-  const match = /\{([^{}]*,[^{}]*)\}/.exec(glob);
-  if (!match) return [glob];
-  const head = glob.slice(0, match.index);
-  const tail = glob.slice(match.index + match[0].length);
-  return match[1].split(",").flatMap((alt) => expandBraces(`${head}${alt}${tail}`));
-}
-function unique(values) {
-  return [...new Set(values)];
-}
-
-// src/agents/presets/claude.ts
-var ASK_TOOLS = [
-  "Bash",
-  "Read",
-  "Edit",
-  "Write",
-  "MultiEdit",
-  "NotebookEdit",
-  "Glob",
-  "Grep",
-  "WebFetch",
-  "WebSearch"
-];
-function pathRule(tool, workspace, glob) {
-  return expandBraces(glob).map((g) => `${tool}(/${posix.join(workspace, g)})`);
-}
-function claudeDenyRules(context) {
-  const { rules, workspace, policy } = context;
-  const deny = [];
-  for (const rule of restrictive(rules, "read"))
-    if ("globs" in rule.matcher)
-      for (const g of rule.matcher.globs) deny.push(...pathRule("Read", workspace, g));
-  const editGlobs = [
-    ...restrictive(rules, "edit").flatMap((r) => "globs" in r.matcher ? r.matcher.globs : []),
-    ...policy.protected.map((p) => p.glob)
-  ];
-  for (const g of editGlobs) deny.push(...pathRule("Edit", workspace, g));
-  for (const pattern of [...patternsOf(rules, "deny"), ...patternsOf(rules, "ask")]) {
-    const { words, rest } = patternWords(pattern);
-    for (const w of words) deny.push(rest ? `Bash(${w.join(" ")}:*)` : `Bash(${w.join(" ")})`);
-  }
-  const fetchAllowed = rules.default === "allow" || fetchDomains(rules, "allow").length > 0;
-  const searchAllowed = rules.byKind.get("fetch")?.allow.some((r) => r.matcher.kind === "fetch" && r.matcher.search);
-  if (!fetchAllowed) deny.push("WebFetch");
-  else for (const d of fetchDomains(rules, "deny")) deny.push(`WebFetch(domain:${d})`);
-  if (!searchAllowed && rules.default !== "allow") deny.push("WebSearch");
-  return unique(deny);
-}
-function claudeSettings(context) {
-  return {
-    permissions: {
-      defaultMode: "default",
-      disableBypassPermissionsMode: "disable",
-      deny: claudeDenyRules(context),
-      ask: ASK_TOOLS,
-      allow: [],
-      additionalDirectories: []
-    },
-    includeCoAuthoredBy: false,
-    cleanupPeriodDays: 1
-  };
-}
-function claudePreset() {
-  return {
-    type: "preset",
-    id: "claude",
-    title: "Claude Code (ACP adapter)",
-    package: { name: "@zed-industries/claude-agent-acp", version: "0.23.1", bin: "claude-agent-acp" },
-    args: [],
-    envAllow: [
-      "ANTHROPIC_API_KEY",
-      "ANTHROPIC_AUTH_TOKEN",
-      "ANTHROPIC_BASE_URL",
-      "ANTHROPIC_MODEL",
-      "ANTHROPIC_SMALL_FAST_MODEL",
-      "CLAUDE_CODE_OAUTH_TOKEN",
-      "CLAUDE_CODE_USE_BEDROCK",
-      "CLAUDE_CODE_USE_VERTEX",
-      "ANTHROPIC_VERTEX_PROJECT_ID",
-      "CLOUD_ML_REGION",
-      "AWS_REGION",
-      "AWS_ACCESS_KEY_ID",
-      "AWS_SECRET_ACCESS_KEY",
-      "AWS_SESSION_TOKEN"
-    ],
-    auth: "ANTHROPIC_API_KEY (or CLAUDE_CODE_OAUTH_TOKEN, Bedrock/Vertex variables); no ACP authenticate call",
-    model: "`model` \u2192 ANTHROPIC_MODEL",
-    askSettings: "session/set_mode `default` (checked); settings.json `permissions.ask` on every built-in tool; bypass mode disabled; user settings only (`_meta.claudeCode.options.settingSources`)",
-    compiledInto: "$HOME/.claude/settings.json `permissions.deny`: Read/Edit paths, WebFetch/WebSearch (Bash prefixes too, but `ask: Bash` takes precedence over them)",
-    coverage: {
-      read: { asks: "always", compiled: "deny", note: "Read/Glob/Grep ask because of the `ask` rules" },
-      search: { asks: "always", compiled: "none", note: "Glob/Grep ask" },
-      edit: { asks: "always", compiled: "deny", note: "Edit/Write ask with the tool input as rawInput" },
-      execute: {
-        asks: "always",
-        compiled: "none",
-        note: "Bash always asks (`ask: Bash`, so read-only commands too); that rule preempts Bash deny rules in settings, so command denials are answered per request"
-      },
-      fetch: {
-        asks: "always",
-        compiled: "deny",
-        note: "WebFetch/WebSearch denied unless the policy allows fetch"
-      }
-    },
-    quirkNotes: [
-      "the full tool input arrives in a tool_call_update before the permission request (rawInput `{}` first)",
-      "the last message chunk and usage_update arrive after the session/prompt response (the client drains)",
-      "as root, needs IS_SANDBOX=1",
-      "a rejection fails the tool and the turn continues"
-    ],
-    setup(context) {
-      const settings = claudeSettings(context);
-      const deny = settings.permissions.deny;
-      const env = {
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-        DISABLE_AUTOUPDATER: "1",
-        DISABLE_TELEMETRY: "1",
-        DISABLE_ERROR_REPORTING: "1",
-        CLAUDE_CONFIG_DIR: posix.join(context.homeDir, ".claude")
-      };
-      if ((context.uid ?? process.getuid?.()) === 0) env.IS_SANDBOX = "1";
-      if (context.model) env.ANTHROPIC_MODEL = context.model;
-      const file = posix.join(context.homeDir, ".claude", "settings.json");
-      return {
-        args: [],
-        env,
-        files: [{ path: file, content: `${JSON.stringify(settings, null, 2)}
-` }],
-        mode: "default",
-        sessionMeta: { claudeCode: { options: { settingSources: ["user"] } } },
-        agentSettings: [
-          { where: `${file} permissions.deny`, entries: deny },
-          { where: `${file} permissions.ask`, entries: ASK_TOOLS }
-        ],
-        warnings: []
-      };
-    },
-    extract: (facts) => extractFacts(facts.toolCall, { workspace: facts.workspace }),
-    quirks: {}
-  };
-}
-
-// src/agents/presets/codex.ts
-import { posix as posix2 } from "node:path";
-var CODEX_MODE = "read-only";
-var FILE_READERS = [
-  "cat",
-  "head",
-  "tail",
-  "less",
-  "more",
-  "nl",
-  "sed",
-  "awk",
-  "grep",
-  "rg",
-  "od",
-  "xxd",
-  "base64",
-  "strings"
-];
-function starlarkList(words) {
-  return `[${words.map((w) => JSON.stringify(w)).join(", ")}]`;
-}
-function codexRules(context) {
-  const { rules } = context;
-  const forbidden = /* @__PURE__ */ new Set();
-  const prompt = /* @__PURE__ */ new Set();
-  const lines = ["# Written by acp-warden from the repository's agent policy. Do not edit."];
-  for (const pattern of [...patternsOf(rules, "deny"), ...patternsOf(rules, "ask")])
-    for (const words2 of patternWords(pattern).words) forbidden.add(JSON.stringify(words2));
-  for (const pattern of patternsOf(rules, "allow"))
-    for (const words2 of patternWords(pattern).words) prompt.add(JSON.stringify(words2));
-  if (restrictive(rules, "read").length > 0)
-    for (const reader of FILE_READERS) prompt.add(JSON.stringify([reader]));
-  for (const key of forbidden) {
-    lines.push(
-      `prefix_rule(pattern = ${starlarkList(JSON.parse(key))}, decision = "forbidden", justification = "denied by the repository's agent policy")`
-    );
-  }
-  for (const key of prompt) {
-    if (forbidden.has(key)) continue;
-    lines.push(`prefix_rule(pattern = ${starlarkList(JSON.parse(key))}, decision = "prompt")`);
-  }
-  const words = (set) => [...set].map((k) => JSON.parse(k).join(" "));
-  return { text: `${lines.join("\n")}
-`, forbidden: words(forbidden), prompt: words(prompt) };
-}
-function codexConfig(context) {
-  const baseUrl = context.env.OPENAI_BASE_URL;
-  const model = context.model ?? (baseUrl ? "gpt-5.5" : void 0);
-  return {
-    ...model ? { model } : {},
-    ...baseUrl ? {
-      model_provider: "acp-warden",
-      model_providers: {
-        "acp-warden": {
-          name: "acp-warden",
-          base_url: baseUrl,
-          wire_api: "responses",
-          env_key: "OPENAI_API_KEY"
-        }
-      }
-    } : {}
-  };
-}
-function codexPreset() {
-  return {
-    type: "preset",
-    id: "codex",
-    title: "Codex (ACP adapter)",
-    package: { name: "@agentclientprotocol/codex-acp", version: "2.6.0", bin: "codex-acp" },
-    args: [],
-    envAllow: ["OPENAI_API_KEY", "CODEX_API_KEY", "OPENAI_BASE_URL"],
-    auth: "OPENAI_API_KEY (api-key method, NO_BROWSER=1); OPENAI_BASE_URL adds a Responses provider",
-    model: "`model` \u2192 CODEX_CONFIG `model` (a model of Codex's catalogue: unknown ids get no apply_patch)",
-    askSettings: "session/set_mode `read-only` (checked; INITIAL_AGENT_MODE too): apply_patch asks; exec rules with `prompt`",
-    compiledInto: "$CODEX_HOME/rules/default.rules: `forbidden` prefix rules for denied commands, `prompt` for allowed commands and, when reads are restricted, file readers (cat, head, grep\u2026)",
-    coverage: {
-      read: {
-        asks: "partly",
-        compiled: "deny",
-        note: "reads are shell commands: common file readers ask when reads are restricted; any other program runs unasked in the read-only sandbox"
-      },
-      search: {
-        asks: "partly",
-        compiled: "none",
-        note: "grep/rg ask when reads are restricted; others run sandboxed"
-      },
-      edit: {
-        asks: "always",
-        compiled: "none",
-        note: "apply_patch asks (no rawInput: facts from locations); shell writes fail in the read-only sandbox"
-      },
-      execute: {
-        asks: "partly",
-        compiled: "deny",
-        note: "denied prefixes are forbidden, allowed ones ask; other commands run unasked in the read-only, network-less sandbox"
-      },
-      fetch: { asks: "never", compiled: "none", removed: true, note: "no network inside the sandbox" }
-    },
-    quirkNotes: [
-      "the default `agent` mode sends approvals to a reviewer model, never to the client",
-      "only one reject option (`cancel`), and it aborts the turn (stopReason cancelled)",
-      "approval_policy in CODEX_CONFIG is rejected; exec-policy rules are the way to make commands ask",
-      "terminal output streams in `_meta.terminal_output_delta` (non-standard)",
-      "a title call arrives after the prompt response"
-    ],
-    setup(context) {
-      const codexHome = posix2.join(context.homeDir, ".codex");
-      const rulesPath = posix2.join(codexHome, "rules", "default.rules");
-      const compiled = codexRules(context);
-      return {
-        args: [],
-        env: {
-          CODEX_HOME: codexHome,
-          NO_BROWSER: "1",
-          INITIAL_AGENT_MODE: CODEX_MODE,
-          CODEX_CONFIG: JSON.stringify(codexConfig(context))
-        },
-        files: [{ path: rulesPath, content: compiled.text }],
-        mode: CODEX_MODE,
-        agentSettings: [
-          { where: `${rulesPath} forbidden`, entries: compiled.forbidden },
-          { where: `${rulesPath} prompt`, entries: compiled.prompt }
-        ],
-        warnings: []
-      };
-    },
-    extract: (facts) => extractFacts(facts.toolCall, { workspace: facts.workspace }),
-    quirks: {
-      // Prefer any reject that does not abort; Codex 2.6 offers only `cancel`, which does.
-      pickRejectOption: (options) => options.find((o) => o.kind === "reject_once" && !/cancel|abort/i.test(`${o.optionId} ${o.name}`))
-    }
-  };
-}
-
-// src/agents/presets/copilot.ts
-import { posix as posix3 } from "node:path";
-var COPILOT_AGENT_MODE = "https://agentclientprotocol.com/protocol/session-modes#agent";
-var UNASKED_READ_TOOLS = ["view", "grep", "glob"];
-var GLOB_CHARS = /[*?[\]{}]/;
-function copilotFlags(context) {
-  const { rules, policy, workspace } = context;
-  const denied = [];
-  for (const pattern of [...patternsOf(rules, "deny"), ...patternsOf(rules, "ask")]) {
-    const { words, rest } = patternWords(pattern);
-    for (const w of words) denied.push(`shell(${w.join(" ")}${rest ? ":*" : ""})`);
-  }
-  const editGlobs = [
-    ...restrictive(rules, "edit").flatMap((r) => "globs" in r.matcher ? r.matcher.globs : []),
-    ...policy.protected.map((p) => p.glob)
-  ];
-  for (const g of editGlobs) if (!GLOB_CHARS.test(g)) denied.push(`write(${posix3.join(workspace, g)})`);
-  const fetchAllowed = rules.default === "allow" || fetchDomains(rules, "allow").length > 0;
-  if (!fetchAllowed) denied.push("url");
-  const excluded = restrictive(rules, "read").length > 0 ? UNASKED_READ_TOOLS : [];
-  const args = [
-    "--acp",
-    "--no-auto-update",
-    "--disable-builtin-mcps",
-    "--disallow-temp-dir",
-    ...unique(denied).map((d) => `--deny-tool=${d}`),
-    ...excluded.map((t) => `--excluded-tools=${t}`)
-  ];
-  return { args, denied: unique(denied), excluded };
-}
-function copilotPreset() {
-  return {
-    type: "preset",
-    id: "copilot",
-    title: "GitHub Copilot CLI",
-    package: { name: "@github/copilot", version: "1.0.102", bin: "copilot" },
-    args: ["--acp"],
-    envAllow: [
-      "COPILOT_GITHUB_TOKEN",
-      "COPILOT_MODEL",
-      "COPILOT_OFFLINE",
-      "COPILOT_PROVIDER_BASE_URL",
-      "COPILOT_PROVIDER_API_KEY",
-      "COPILOT_PROVIDER_WIRE_API"
-    ],
-    auth: "COPILOT_GITHUB_TOKEN (a token with the Copilot permission; never GITHUB_TOKEN), or a bring-your-own provider (COPILOT_PROVIDER_*, COPILOT_OFFLINE=true)",
-    model: "`model` \u2192 COPILOT_MODEL (default gpt-5 with a custom provider: gpt-4o gets no edit tool)",
-    askSettings: "session/set_mode `#agent` (checked) and config `allow_all=off` (checked)",
-    compiledInto: "flags: `--deny-tool shell(\u2026)` for denied commands, `write(path)` for literal denied/protected paths, `url` unless fetch is allowed; `--excluded-tools view/grep/glob` when reads are restricted",
-    coverage: {
-      read: {
-        asks: "partly",
-        compiled: "deny",
-        note: "view/grep/glob never ask: they are removed when the policy restricts reads, so reads go through bash (asks)"
-      },
-      search: { asks: "never", compiled: "none", note: "grep/glob run unasked unless removed (see read)" },
-      edit: { asks: "always", compiled: "deny", note: "edit/create ask with rawInput {fileName, diff}" },
-      execute: {
-        asks: "always",
-        compiled: "deny",
-        note: "bash asks with rawInput {command}; the title is prose"
-      },
-      fetch: { asks: "always", compiled: "deny", note: "all URLs denied unless the policy allows fetch" }
-    },
-    quirkNotes: [
-      "modes are URLs (#agent, #plan, #autopilot); autopilot allows everything",
-      "the bash permission title is the model's description, not the command",
-      "a rejection ends the turn (end_turn)",
-      "gpt-4o offers no edit tool; gpt-5 does"
-    ],
-    setup(context) {
-      const flags = copilotFlags(context);
-      const env = { COPILOT_AUTO_UPDATE: "false" };
-      const model = context.model ?? (context.env.COPILOT_PROVIDER_BASE_URL ? "gpt-5" : void 0);
-      if (model) env.COPILOT_MODEL = model;
-      return {
-        args: flags.args,
-        env,
-        files: [],
-        mode: COPILOT_AGENT_MODE,
-        config: { allow_all: "off" },
-        agentSettings: [
-          { where: "copilot --deny-tool", entries: flags.denied },
-          ...flags.excluded.length ? [{ where: "copilot --excluded-tools", entries: flags.excluded }] : []
-        ],
-        warnings: []
-      };
-    },
-    extract: (facts) => extractFacts(facts.toolCall, { workspace: facts.workspace }),
-    quirks: {}
-  };
-}
-
-// src/agents/presets/gemini.ts
-import { posix as posix4 } from "node:path";
-var ASK_TOOLS2 = [
-  "read_file",
-  "read_many_files",
-  "list_directory",
-  "glob",
-  "grep_search",
-  "run_shell_command",
-  "replace",
-  "write_file",
-  "web_fetch",
-  "google_web_search"
-];
-function tomlString(value) {
-  return JSON.stringify(value);
-}
-function geminiPolicyToml(context) {
-  const { rules } = context;
-  const lines = ["# Written by acp-warden from the repository's agent policy. Do not edit."];
-  const entries = [];
-  lines.push(
-    "",
-    "[[rule]]",
-    `toolName = [${ASK_TOOLS2.map(tomlString).join(", ")}]`,
-    'decision = "ask_user"',
-    "priority = 100"
-  );
-  entries.push(`ask_user: ${ASK_TOOLS2.join(", ")}`);
-  const prefixes = [];
-  for (const pattern of [...patternsOf(rules, "deny"), ...patternsOf(rules, "ask")]) {
-    for (const words of patternWords(pattern).words) prefixes.push(words.join(" "));
-  }
-  if (prefixes.length > 0) {
-    lines.push(
-      "",
-      "[[rule]]",
-      'toolName = "run_shell_command"',
-      `commandPrefix = [${unique(prefixes).map(tomlString).join(", ")}]`,
-      'decision = "deny"',
-      "priority = 900",
-      `deny_message = ${tomlString("denied by the repository's agent policy")}`
-    );
-    entries.push(`deny run_shell_command: ${unique(prefixes).join(", ")}`);
-  }
-  const fetchAllowed = rules.default === "allow" || fetchDomains(rules, "allow").length > 0;
-  if (!fetchAllowed) {
-    lines.push(
-      "",
-      "[[rule]]",
-      'toolName = ["web_fetch", "google_web_search"]',
-      'decision = "deny"',
-      "priority = 900"
-    );
-    entries.push("deny web_fetch, google_web_search");
-  }
-  return { text: `${lines.join("\n")}
-`, entries };
-}
-function geminiSettings(context) {
-  const vertex = context.env.GOOGLE_GENAI_USE_VERTEXAI === "true";
-  return {
-    security: {
-      auth: { selectedType: vertex ? "vertex-ai" : "gemini-api-key" },
-      // The checkout is not a trusted folder: its own .gemini settings, policies and MCP servers stay off.
-      folderTrust: { enabled: true },
-      enablePermanentToolApproval: false
-    },
-    privacy: { usageStatisticsEnabled: false },
-    telemetry: { enabled: false },
-    general: { disableAutoUpdate: true, disableUpdateNag: true },
-    ...context.model ? { model: { name: context.model } } : {}
-  };
-}
-function geminiPreset() {
-  return {
-    type: "preset",
-    id: "gemini",
-    title: "Gemini CLI",
-    package: { name: "@google/gemini-cli", version: "0.61.0", bin: "gemini" },
-    args: ["--acp"],
-    envAllow: [
-      "GEMINI_API_KEY",
-      "GOOGLE_API_KEY",
-      "GOOGLE_GEMINI_BASE_URL",
-      "GOOGLE_GENAI_USE_VERTEXAI",
-      "GOOGLE_CLOUD_PROJECT",
-      "GOOGLE_CLOUD_LOCATION",
-      "GOOGLE_APPLICATION_CREDENTIALS"
-    ],
-    auth: "GEMINI_API_KEY with settings `security.auth.selectedType: gemini-api-key` (or Vertex); no ACP authenticate call",
-    model: "`model` \u2192 settings.json `model.name`",
-    askSettings: "session/set_mode `default` (checked); user-tier policy rules `ask_user` for read, search, shell, edit and web tools; folder trust on (the checkout is untrusted)",
-    compiledInto: "$HOME/.gemini/policies/acp-warden.toml: `ask_user` for every file/shell/web tool, `deny` for the policy's denied command prefixes and web tools",
-    coverage: {
-      read: {
-        asks: "always",
-        compiled: "none",
-        note: "read_file asks (user policy rule); facts from `locations`"
-      },
-      search: { asks: "always", compiled: "none", note: "glob/grep_search/list_directory ask" },
-      edit: {
-        asks: "always",
-        compiled: "none",
-        note: "replace/write_file ask; facts from locations and the diff; writes go through fs/write_text_file"
-      },
-      execute: {
-        asks: "always",
-        compiled: "deny",
-        note: "run_shell_command asks; no rawInput, the title is the command"
-      },
-      fetch: { asks: "always", compiled: "deny", note: "web tools denied unless the policy allows fetch" }
-    },
-    quirkNotes: [
-      "no rawInput in permission requests (title, locations, diff content only)",
-      "permission option ids are proceed_once/proceed_always/cancel: chosen by kind",
-      "creating a file needs fs/read_text_file of a missing file to return empty content",
-      "an extra structured-output router model call before the first turn"
-    ],
-    setup(context) {
-      const dir = posix4.join(context.homeDir, ".gemini");
-      const toml = geminiPolicyToml(context);
-      const settingsPath = posix4.join(dir, "settings.json");
-      const policyPath = posix4.join(dir, "policies", "acp-warden.toml");
-      return {
-        args: ["--acp"],
-        env: {},
-        files: [
-          { path: settingsPath, content: `${JSON.stringify(geminiSettings(context), null, 2)}
-` },
-          { path: policyPath, content: toml.text },
-          // No trusted folders: the checkout's own .gemini configuration is ignored.
-          { path: posix4.join(dir, "trustedFolders.json"), content: "{}\n" }
-        ],
-        mode: "default",
-        agentSettings: [{ where: policyPath, entries: toml.entries }],
-        warnings: []
-      };
-    },
-    extract: (facts) => extractFacts(facts.toolCall, { titleIsCommand: true, workspace: facts.workspace }),
-    quirks: { missingFileRead: "empty" }
-  };
-}
-
-// src/agents/presets/opencode.ts
-import { posix as posix5 } from "node:path";
-function toWildcard(glob) {
-  const wildcards = [];
-  let exact = true;
-  for (const g of expandBraces(glob)) {
-    if (g === "**") {
-      wildcards.push("*");
-      continue;
-    }
-    if (/^[^*?[\]{}]*\/\*\*$/.test(g)) {
-      wildcards.push(`${g.slice(0, -3)}/*`);
-      continue;
-    }
-    if (/[*?[\]]/.test(g)) exact = false;
-    wildcards.push(
-      g.replace(/\*\*\/|\*\*/g, "*").replace(/\*+/g, "*").replace(/\[[^\]]*\]/g, "?")
-    );
-  }
-  return { wildcards, exact };
-}
-function pathPermission(rules, kind, base, options) {
-  const out = { "*": base };
-  if (base !== "allow" && options.compileAllows)
-    for (const glob of globsOf(rules, kind, "allow")) {
-      const { wildcards, exact } = toWildcard(glob);
-      if (exact) for (const w of wildcards) out[w] = "allow";
-    }
-  for (const glob of [
-    ...restrictive(rules, kind).flatMap((r) => "globs" in r.matcher ? r.matcher.globs : []),
-    ...options.extraDeny ?? []
-  ]) {
-    for (const w of toWildcard(glob).wildcards) {
-      delete out[w];
-      out[w] = "deny";
-    }
-  }
-  return out;
-}
-function opencodePermission(context) {
-  const { rules, policy } = context;
-  const bash = { "*": "ask" };
-  for (const pattern of [...patternsOf(rules, "deny"), ...patternsOf(rules, "ask")]) {
-    const { words, rest } = patternWords(pattern);
-    for (const w of words) bash[rest ? `${w.join(" ")} *` : w.join(" ")] = "deny";
-  }
-  const readBase = allowsEverything(rules, "read") ? "allow" : rules.default === "allow" ? "allow" : "deny";
-  const searchBase = allowsEverything(rules, "search") ? "allow" : "ask";
-  const fetchAllowed = rules.default === "allow" || fetchDomains(rules, "allow").length > 0;
-  return {
-    "*": "ask",
-    read: pathPermission(rules, "read", readBase, { compileAllows: true }),
-    edit: pathPermission(rules, "edit", "ask", {
-      compileAllows: false,
-      extraDeny: policy.protected.map((p) => p.glob)
-    }),
-    glob: searchBase,
-    grep: searchBase,
-    list: searchBase,
-    bash,
-    webfetch: fetchAllowed ? "ask" : "deny",
-    websearch: "deny",
-    external_directory: "deny",
-    task: "deny",
-    doom_loop: "deny",
-    question: "deny",
-    skill: "deny",
-    todowrite: "allow"
-  };
-}
-function opencodeConfig(context) {
-  const baseUrl = context.env.OPENAI_BASE_URL;
-  const model = context.model ?? (baseUrl ? "acp-warden/default" : void 0);
-  const config = {
-    $schema: "https://opencode.ai/config.json",
-    autoupdate: false,
-    share: "disabled",
-    permission: opencodePermission(context)
-  };
-  if (model) config.model = model;
-  if (baseUrl) {
-    const modelId = (model ?? "acp-warden/default").replace(/^acp-warden\//, "");
-    config.provider = {
-      "acp-warden": {
-        npm: "@ai-sdk/openai-compatible",
-        name: "acp-warden",
-        options: { baseURL: baseUrl, apiKey: context.env.OPENAI_API_KEY ?? "x" },
-        models: { [modelId]: { name: modelId, tool_call: true } }
-      }
-    };
-  }
-  return config;
-}
-function opencodePreset() {
-  return {
-    type: "preset",
-    id: "opencode",
-    title: "opencode",
-    package: { name: "opencode-ai", version: "1.18.33", bin: "opencode" },
-    args: ["acp"],
-    envAllow: [
-      "OPENAI_API_KEY",
-      "OPENAI_BASE_URL",
-      "ANTHROPIC_API_KEY",
-      "GEMINI_API_KEY",
-      "OPENROUTER_API_KEY"
-    ],
-    auth: "the provider's API key variable (no ACP authenticate call); OPENAI_BASE_URL adds an OpenAI-compatible provider",
-    model: "`model` (provider/model) \u2192 OPENCODE_CONFIG_CONTENT `model`",
-    askSettings: "OPENCODE_CONFIG_CONTENT `permission`: ask for edit and bash and any other tool (opencode has no ACP modes; the config cannot be checked over ACP)",
-    compiledInto: "OPENCODE_CONFIG_CONTENT `permission`: read rules whole (allow/deny by path), edit and bash ask with the policy's denials, web and subagent tools denied",
-    coverage: {
-      read: {
-        asks: "never",
-        compiled: "all",
-        note: "read requests name no file, so the policy's read rules are compiled into opencode's config and applied by opencode"
-      },
-      search: {
-        asks: "partly",
-        compiled: "none",
-        note: "glob/grep/list allowed when the policy allows searching everything, otherwise ask"
-      },
-      edit: {
-        asks: "always",
-        compiled: "deny",
-        note: "edit asks with rawInput {filepath, diff}; writes go through fs/write_text_file"
-      },
-      execute: { asks: "always", compiled: "deny", note: "bash asks with rawInput {command}" },
-      fetch: {
-        asks: "always",
-        compiled: "deny",
-        note: "webfetch denied unless the policy allows fetch; websearch denied"
-      }
-    },
-    quirkNotes: [
-      "no ACP modes: the permission config is the only switch, and ACP cannot confirm it took",
-      "read permission requests carry rawInput `{}` and no locations",
-      "a rejection ends the turn (end_turn)",
-      "installs npm packages at startup unless OPENCODE_PURE / default plugins off / a dead registry"
-    ],
-    setup(context) {
-      const env = {
-        OPENCODE_CONFIG_CONTENT: JSON.stringify(opencodeConfig(context)),
-        OPENCODE_DISABLE_MODELS_FETCH: "true",
-        OPENCODE_DISABLE_AUTOUPDATE: "true",
-        OPENCODE_DISABLE_SHARE: "true",
-        OPENCODE_PURE: "1",
-        OPENCODE_DISABLE_DEFAULT_PLUGINS: "true",
-        OPENCODE_DISABLE_LSP_DOWNLOAD: "true",
-        XDG_CONFIG_HOME: posix5.join(context.homeDir, ".config"),
-        XDG_DATA_HOME: posix5.join(context.homeDir, ".local", "share"),
-        XDG_CACHE_HOME: posix5.join(context.homeDir, ".cache")
-      };
-      const permission = opencodePermission(context);
-      return {
-        args: ["acp"],
-        env,
-        files: [],
-        agentSettings: [
-          {
-            where: "OPENCODE_CONFIG_CONTENT permission",
-            entries: Object.entries(permission).map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
-          }
-        ],
-        warnings: [
-          "opencode has no ACP session modes: its permission config cannot be confirmed over ACP (it is passed in OPENCODE_CONFIG_CONTENT)"
-        ]
-      };
-    },
-    extract: (facts) => extractFacts(facts.toolCall, { workspace: facts.workspace }),
-    quirks: {}
-  };
-}
-
-// src/agents/resolve.ts
-var FACTORIES = {
-  claude: claudePreset,
-  gemini: geminiPreset,
-  copilot: copilotPreset,
-  codex: codexPreset,
-  opencode: opencodePreset
-};
-function isPresetId(value) {
-  return PRESET_IDS.includes(value);
-}
-function presetFor(id, options = {}) {
-  const install = options.binDir ? { kind: "bin", dir: options.binDir } : { kind: "npx" };
-  return { ...FACTORIES[id](), install };
-}
-function splitCommandLine(line) {
-  const words = [];
-  let current = "";
-  let inWord = false;
-  let quote = null;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i];
-    if (quote) {
-      if (c === quote) quote = null;
-      else if (c === "\\" && quote === '"' && i + 1 < line.length) current += line[++i];
-      else current += c;
-    } else if (c === "'" || c === '"') {
-      quote = c;
-      inWord = true;
-    } else if (c === "\\" && i + 1 < line.length) {
-      current += line[++i];
-      inWord = true;
-    } else if (/\s/.test(c)) {
-      if (inWord) words.push(current);
-      current = "";
-      inWord = false;
-    } else {
-      current += c;
-      inWord = true;
-    }
-  }
-  if (quote) throw new Error(`unbalanced ${quote} in the agent command line: ${line}`);
-  if (inWord) words.push(current);
-  return words;
-}
-function resolveAgent(setting, options = {}) {
-  const trimmed = setting.trim();
-  if (isPresetId(trimmed)) return presetFor(trimmed, options);
-  const words = splitCommandLine(trimmed);
-  if (words.length === 0) throw new Error("the agent setting is empty: name a preset or a command line");
-  const command = {
-    type: "command",
-    id: "command",
-    title: `command \`${trimmed}\``,
-    command: words[0],
-    args: words.slice(1)
-  };
-  return command;
-}
 
 // src/report/model.ts
 function deniedDecisions(report) {
@@ -7841,7 +6595,7 @@ function toolLog(report, open = false) {
   ];
 }
 function denialLine(d) {
-  const reason = d.ruleId && d.reason.startsWith(d.ruleId) ? d.reason.slice(d.ruleId.length).trim() : d.reason;
+  const reason = reasonWithoutRule(d);
   const rule = d.ruleId ? ` by ${code(d.ruleId, 80)}` : "";
   const lines = [`- \u274C ${code(describeRequest(d.request), 140)} \u2014 denied${rule}: ${inline(reason, 300)}`];
   if (d.suggestion) {
@@ -8181,7 +6935,7 @@ function isBot(user) {
 function obj(value) {
   return value !== null && typeof value === "object" ? value : {};
 }
-function str2(value) {
+function str(value) {
   return typeof value === "string" ? value : "";
 }
 function num(value) {
@@ -8190,13 +6944,13 @@ function num(value) {
 function parseTrigger(eventName, payload, settings) {
   const event = obj(payload);
   const sender = obj(event.sender);
-  const actor = str2(sender.login);
+  const actor = str(sender.login);
   switch (eventName) {
     case "issue_comment":
     case "pull_request_review_comment": {
-      if (event.action !== "created") return { skip: `ignoring ${eventName}.${str2(event.action)}` };
+      if (event.action !== "created") return { skip: `ignoring ${eventName}.${str(event.action)}` };
       const comment = obj(event.comment);
-      const body = str2(comment.body);
+      const body = str(comment.body);
       if (body.includes(COMMENT_MARKER)) return { skip: "the comment was written by acp-warden" };
       if (isBot(obj(comment.user)) || isBot(sender))
         return { skip: "comments by bots never start a run" };
@@ -8227,7 +6981,7 @@ function parseTrigger(eventName, payload, settings) {
           kind: "pull_request_review_comment",
           pullNumber: num(pull.number),
           commentId: num(comment.id),
-          path: str2(comment.path) || null,
+          path: str(comment.path) || null,
           line: typeof comment.line === "number" ? comment.line : null
         }
       };
@@ -8237,8 +6991,8 @@ function parseTrigger(eventName, payload, settings) {
       if (!label) return { skip: "no label is configured for issues events" };
       const issue = obj(event.issue);
       if (isBot(sender)) return { skip: "events caused by bots never start a run" };
-      const labels = (Array.isArray(issue.labels) ? issue.labels : []).map((l) => str2(obj(l).name));
-      const started = event.action === "labeled" && str2(obj(event.label).name) === label || event.action === "opened" && labels.includes(label);
+      const labels = (Array.isArray(issue.labels) ? issue.labels : []).map((l) => str(obj(l).name));
+      const started = event.action === "labeled" && str(obj(event.label).name) === label || event.action === "opened" && labels.includes(label);
       if (!started)
         return {
           skip: `the issue was not ${event.action === "opened" ? "opened with" : "given"} the label ${label}`
@@ -8250,9 +7004,9 @@ function parseTrigger(eventName, payload, settings) {
     case "schedule":
     case "workflow_dispatch": {
       const inputs = obj(event.inputs);
-      const prompt = (eventName === "workflow_dispatch" ? str2(inputs.prompt) : "") || settings.prompt || "";
+      const prompt = (eventName === "workflow_dispatch" ? str(inputs.prompt) : "") || settings.prompt || "";
       if (!prompt.trim()) return { skip: `a ${eventName} run needs the \`prompt\` input` };
-      const agent = eventName === "workflow_dispatch" ? str2(inputs.agent) : "";
+      const agent = eventName === "workflow_dispatch" ? str(inputs.agent) : "";
       return {
         run: {
           kind: eventName,
@@ -8392,7 +7146,7 @@ ${message2} A maintainer can run the command instead.`
     report.phase = "running";
     const limits = effectiveLimits(policy, facts);
     const minutes = Math.min(config.timeoutMinutes ?? Number.POSITIVE_INFINITY, limits.timeoutMinutes ?? 30);
-    const transcriptPath = join4(
+    const transcriptPath = join2(
       config.transcriptDir,
       `acp-warden-${owner}-${repo}-${number ?? "run"}-${Date.now()}.jsonl`
     );
@@ -8621,51 +7375,6 @@ function errorMessage(error) {
   return error instanceof Error ? error.message : String(error);
 }
 
-// src/entrypoints/agent-runtime.ts
-import { mkdtemp as mkdtemp2, rm as rm2 } from "node:fs/promises";
-import { tmpdir as tmpdir2 } from "node:os";
-import { join as join5 } from "node:path";
-function createAgentRuntime(env, options = {}) {
-  return {
-    async prepare({ agent, policy, facts, workspace, model, shell }) {
-      const resolved = resolveAgent(agent, options.binDir ? { binDir: options.binDir } : {});
-      const homeDir = await mkdtemp2(join5(options.tempDir ?? tmpdir2(), "acp-warden-home-"));
-      try {
-        const prepared = await prepareAgent(resolved, {
-          policy,
-          facts,
-          workspace,
-          homeDir,
-          env,
-          ...model ? { model } : {}
-        });
-        const decide2 = createPolicyDecide(policy, facts, resolved, {
-          workspace,
-          shell,
-          paths: createPathInspector()
-        });
-        return {
-          name: resolved.type === "preset" ? resolved.id : resolved.command.split("/").pop() ?? "agent",
-          kind: resolved.type,
-          session: {
-            launch: prepared.launch,
-            decide: decide2,
-            quirks: prepared.quirks,
-            ...prepared.mode ? { mode: prepared.mode } : {},
-            ...prepared.config ? { config: prepared.config } : {},
-            ...prepared.authMethodId ? { authMethodId: prepared.authMethodId } : {}
-          },
-          notes: [.../* @__PURE__ */ new Set([...prepared.warnings, ...prepared.enforcement.gaps])],
-          dispose: () => rm2(homeDir, { recursive: true, force: true })
-        };
-      } catch (error) {
-        await rm2(homeDir, { recursive: true, force: true });
-        throw error;
-      }
-    }
-  };
-}
-
 // src/entrypoints/runner.ts
 import { randomBytes } from "node:crypto";
 import { appendFileSync } from "node:fs";
@@ -8778,7 +7487,7 @@ async function runAction(env, io, agents) {
         timeoutMinutes: getNumberInput(env, "timeout-minutes"),
         model: getInput(env, "model") || null,
         draft: getBooleanInput(env, "draft", false),
-        transcriptDir: env.RUNNER_TEMP || tmpdir3(),
+        transcriptDir: env.RUNNER_TEMP || tmpdir2(),
         remoteUrl: `${serverUrl}/${owner}/${repo}.git`,
         pushToken: token,
         gitIdentity: DEFAULT_IDENTITY
@@ -8788,7 +7497,7 @@ async function runAction(env, io, agents) {
         git: new GitCli().open(workspace),
         agents: agents ?? createAgentRuntime(env, {
           ...getInput(env, "agent-bin-dir") ? { binDir: getInput(env, "agent-bin-dir") } : {},
-          tempDir: env.RUNNER_TEMP || tmpdir3()
+          tempDir: env.RUNNER_TEMP || tmpdir2()
         }),
         runSession: runAgentSession,
         loadShell: () => loadShellAnalyzer(),

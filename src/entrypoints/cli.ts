@@ -1,10 +1,13 @@
 // The CLI front door: `acp-warden run`, `acp-warden policy check|explain`. The only place (with the
 // other entrypoints) that reads process.env, builds real adapters and sets the exit code.
-import { resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
-import { type DecideFn, runAgentSession } from "../acp/index.js";
+import { runAgentSession } from "../acp/index.js";
+import type { PreparedAgent } from "../pipeline/types.js";
+import { DEFAULT_POLICY_PATH, formatPolicyError, loadPolicy, loadShellAnalyzer } from "../policy/index.js";
 import { ConsoleProgress } from "../report/console.js";
-import { splitCommandLine } from "./command-line.js";
+import { createAgentRuntime } from "./agent-runtime.js";
 import { registerPolicyCommands } from "./policy-commands.js";
 
 export interface CliIo {
@@ -15,8 +18,7 @@ export interface CliIo {
   setExitCode: (code: number) => void;
 }
 
-/** Variables an agent launched from the CLI sees, besides those named with --env. */
-const BASE_ENV = ["PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TERM", "SHELL", "USER"];
+const PERMISSIVE_POLICY = "version: 1\ndefault: allow\n";
 
 export function buildProgram(io: CliIo): Command {
   const program = new Command("acp-warden")
@@ -28,12 +30,28 @@ export function buildProgram(io: CliIo): Command {
   program
     .command("run")
     .description("Run an agent on a directory with a prompt, printing its plan and tool calls as they stream")
-    .requiredOption("--agent-command <cmd>", "command line that starts an ACP agent on stdio")
+    .option(
+      "--agent <preset|command>",
+      "claude, gemini, copilot, codex, opencode, or a command line (ACP on stdio)",
+    )
+    .option(
+      "--agent-command <cmd>",
+      "a command line that starts an ACP agent on stdio (same as --agent <command>)",
+    )
     .requiredOption("--prompt <text>", "what the agent should do")
     .option("--cwd <dir>", "workspace directory (the agent cannot read or write outside it)", ".")
-    .option("--allow-all", "allow every request the agent makes inside the workspace")
-    .option("--deny-all", "deny every request (the default until a policy is given)")
-    .option("--mode <id>", "session mode to switch to before prompting")
+    .option(
+      "--policy <file>",
+      "policy to answer requests with (default: <cwd>/.github/agent-policy.yml; missing = deny all)",
+    )
+    .option("--allow-all", "allow every request instead of asking a policy")
+    .option("--deny-all", "deny every request instead of asking a policy")
+    .option("--mode <id>", "session mode to switch to before prompting (presets choose their own)")
+    .option("--model <id>", "model, where the agent's preset can choose one")
+    .option(
+      "--agent-bin-dir <dir>",
+      "directory with installed agent binaries (otherwise presets run through npx)",
+    )
     .option("--timeout-minutes <n>", "stop the agent cleanly after this long", parsePositive, 30)
     .option("--transcript <file>", "write the transcript (JSON lines) here")
     .option("--env <name...>", "extra environment variables to pass to the agent", [])
@@ -46,60 +64,94 @@ export function buildProgram(io: CliIo): Command {
 }
 
 interface RunOptions {
-  agentCommand: string;
+  agent?: string;
+  agentCommand?: string;
   prompt: string;
   cwd: string;
+  policy?: string;
   allowAll?: boolean;
   denyAll?: boolean;
   mode?: string;
+  model?: string;
+  agentBinDir?: string;
   timeoutMinutes: number;
   transcript?: string;
   env: string[];
 }
 
 async function runCommand(opts: RunOptions, io: CliIo): Promise<number> {
-  if (opts.allowAll && opts.denyAll) {
-    io.stderr("acp-warden run: --allow-all and --deny-all exclude each other\n");
+  const fail = (message: string) => {
+    io.stderr(`acp-warden run: ${message}\n`);
     return 2;
-  }
-  let argv: string[];
-  try {
-    argv = splitCommandLine(opts.agentCommand);
-  } catch (error) {
-    io.stderr(`acp-warden run: --agent-command: ${(error as Error).message}\n`);
-    return 2;
-  }
-  const [command, ...args] = argv;
-  if (!command) {
-    io.stderr("acp-warden run: --agent-command is empty\n");
-    return 2;
-  }
-  const env: Record<string, string> = {};
-  for (const name of [...BASE_ENV, ...opts.env]) {
-    const value = io.env[name];
-    if (value !== undefined) env[name] = value;
-  }
-  const decide: DecideFn = opts.allowAll
-    ? () => ({ outcome: "allow", reason: "--allow-all", ruleId: "cli:allow-all" })
-    : () => ({ outcome: "deny", reason: "--deny-all (no policy given)", ruleId: "cli:deny-all" });
+  };
+  if (opts.allowAll && opts.denyAll) return fail("--allow-all and --deny-all exclude each other");
+  const agent = opts.agent ?? opts.agentCommand;
+  if (!agent?.trim()) return fail("name an agent with --agent (a preset or a command line)");
+  const workspace = resolve(io.cwd, opts.cwd);
 
-  const progress = new ConsoleProgress(io.stdout);
-  const result = await runAgentSession({
-    launch: { command, args, env },
-    workspace: resolve(io.cwd, opts.cwd),
-    prompt: { text: opts.prompt },
-    decide,
-    ...(opts.mode === undefined ? {} : { mode: opts.mode }),
-    limits: { timeoutMs: opts.timeoutMinutes * 60_000 },
-    ...(opts.transcript === undefined ? {} : { transcriptPath: resolve(io.cwd, opts.transcript) }),
-    onUpdate: (state, change) => progress.update(state, change),
-  });
-  progress.finish(result);
-  if (result.error) {
-    io.stderr(`acp-warden run: ${result.error.message}\n`);
-    return 1;
+  const shell = await loadShellAnalyzer();
+  const policyFile = resolve(io.cwd, opts.policy ?? join(opts.cwd, DEFAULT_POLICY_PATH));
+  let text: string | undefined;
+  if (opts.allowAll) text = PERMISSIVE_POLICY;
+  else if (!opts.denyAll) text = readOptional(policyFile);
+  if (opts.policy && text === undefined && !opts.allowAll && !opts.denyAll)
+    return fail(`${policyFile} does not exist`);
+  const loaded = loadPolicy(text, { file: opts.allowAll ? "--allow-all" : policyFile, shell });
+  if (!loaded.ok) return fail(`invalid policy:\n${loaded.errors.map(formatPolicyError).join("\n")}`);
+  // --env names are passed like the policy's env.pass.
+  const policy = { ...loaded.policy, env: { pass: [...loaded.policy.env.pass, ...opts.env] } };
+  if (policy.source.empty && !opts.denyAll) {
+    io.stderr(
+      `acp-warden run: no policy at ${policyFile}: every request will be denied (use --policy or --allow-all)\n`,
+    );
   }
-  return 0;
+
+  let prepared: PreparedAgent;
+  try {
+    prepared = await createAgentRuntime(
+      io.env,
+      opts.agentBinDir ? { binDir: resolve(io.cwd, opts.agentBinDir) } : {},
+    ).prepare({
+      agent,
+      policy,
+      facts: { event: "cli" },
+      workspace,
+      model: opts.model ?? null,
+      shell,
+    });
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+  for (const note of prepared.notes) io.stderr(`note: ${note}\n`);
+  const progress = new ConsoleProgress(io.stdout);
+  try {
+    const result = await runAgentSession({
+      ...prepared.session,
+      ...(opts.mode === undefined ? {} : { mode: opts.mode }),
+      workspace,
+      prompt: { text: opts.prompt },
+      limits: { timeoutMs: opts.timeoutMinutes * 60_000 },
+      ...(opts.transcript === undefined ? {} : { transcriptPath: resolve(io.cwd, opts.transcript) }),
+      onUpdate: (state, change) => progress.update(state, change),
+    });
+    progress.finish(result);
+    if (result.error) {
+      io.stderr(`acp-warden run: ${result.error.message}\n`);
+      return 1;
+    }
+    return 0;
+  } finally {
+    await prepared.dispose();
+  }
+}
+
+function readOptional(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
 }
 
 function parsePositive(value: string): number {
@@ -114,7 +166,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<void> {
     await program.parseAsync([...argv], { from: "user" });
   } catch (error) {
     const code = (error as { exitCode?: number }).exitCode;
-    io.setExitCode(typeof code === "number" ? (code === 0 ? 0 : 2) : 1);
-    if (typeof code !== "number") io.stderr(`acp-warden: ${(error as Error).message}\n`);
+    if (typeof code === "number") {
+      // commander already printed help, the version, or the usage error.
+      if (code !== 0) io.setExitCode(2);
+      return;
+    }
+    io.setExitCode(1);
+    io.stderr(`acp-warden: ${(error as Error).message}\n`);
   }
 }

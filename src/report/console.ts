@@ -65,7 +65,9 @@ export class ConsoleProgress {
     for (const d of state.decisions.slice(this.decisionsPrinted)) {
       const what = describeRequest(d.request);
       const rule = d.ruleId ? ` [${d.ruleId}]` : "";
-      this.write(`  ${d.outcome === "allow" ? "allowed" : "DENIED"} ${what}${rule}: ${d.reason}\n`);
+      this.write(
+        `  ${d.outcome === "allow" ? "allowed" : "DENIED"} ${what}${rule}: ${reasonWithoutRule(d)}\n`,
+      );
     }
     this.decisionsPrinted = state.decisions.length;
   }
@@ -74,6 +76,13 @@ export class ConsoleProgress {
     for (const w of state.warnings.slice(this.warningsPrinted)) this.write(`  warning: ${w}\n`);
     this.warningsPrinted = state.warnings.length;
   }
+}
+
+/** Policy reasons usually start with the rule's id, which is shown next to them already. */
+export function reasonWithoutRule(d: { reason: string; ruleId?: string }): string {
+  return d.ruleId && d.reason.startsWith(`${d.ruleId}:`)
+    ? d.reason.slice(d.ruleId.length + 1).trim()
+    : d.reason;
 }
 
 export function describeRequest(request: SessionState["decisions"][number]["request"]): string {

@@ -1,7 +1,7 @@
 // Renderers for GitHub: the live tracking comment, the pull request body and the job summary.
 // Pure functions of a RunReport; every piece of agent-provided text is escaped or fenced.
 import type { DecisionRecord, ToolCallRecord } from "../acp/types.js";
-import { describeRequest } from "./console.js";
+import { describeRequest, reasonWithoutRule } from "./console.js";
 import { allowedDecisions, deniedDecisions, type RunReport } from "./model.js";
 
 export const COMMENT_MARKER = "<!-- acp-warden -->";
@@ -132,9 +132,7 @@ function toolLog(report: RunReport, open = false): string[] {
 }
 
 function denialLine(d: DecisionRecord): string[] {
-  // Policy reasons usually start with the rule's id already; do not say it twice.
-  const reason =
-    d.ruleId && d.reason.startsWith(d.ruleId) ? d.reason.slice(d.ruleId.length).trim() : d.reason;
+  const reason = reasonWithoutRule(d);
   const rule = d.ruleId ? ` by ${code(d.ruleId, 80)}` : "";
   const lines = [`- ❌ ${code(describeRequest(d.request), 140)} — denied${rule}: ${inline(reason, 300)}`];
   if (d.suggestion) {

@@ -1,7 +1,14 @@
 // docs/agents.md is generated from the presets and the recorded interop results: it must be current.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DOC_PATH, readResults, renderAgentsTable } from "../../scripts/agents-table.js";
+import {
+  DOC_PATH,
+  README_PATH,
+  readResults,
+  renderAgentsTable,
+  renderReadmeTable,
+  withReadmeTable,
+} from "../../scripts/agents-table.js";
 import { allPresets } from "../../src/agents/index.js";
 
 describe("docs/agents.md", () => {
@@ -13,5 +20,7 @@ describe("docs/agents.md", () => {
       expect(r.secretReachedModel, r.agent).toBe(false);
     }
     expect(readFileSync(DOC_PATH, "utf8")).toBe(renderAgentsTable(allPresets(), results));
+    const readme = readFileSync(README_PATH, "utf8");
+    expect(readme).toBe(withReadmeTable(readme, renderReadmeTable(allPresets(), results)));
   });
 });
