@@ -467,7 +467,7 @@ describe("limits and cancellation", () => {
   it("times out a hanging turn: session/cancel, the agent stops, the transcript so far is kept", async () => {
     const { result } = await run(
       { turns: [{ steps: [{ plan: [{ content: "step", status: "in_progress" }] }, { hang: true }] }] },
-      { limits: { timeoutMs: 300 } },
+      { limits: { timeoutMs: 1000 } },
     );
     expect(result.error).toBeNull();
     expect(result.state.stopReason).toBe("cancelled");
@@ -492,7 +492,7 @@ describe("limits and cancellation", () => {
           },
         ],
       },
-      { decide: () => new Promise(() => undefined), limits: { timeoutMs: 300 } },
+      { decide: () => new Promise(() => undefined), limits: { timeoutMs: 1500 } },
     );
     expect(result.state.stopReason).toBe("cancelled");
     expect(tool(result, "p").status).toBe("failed");
@@ -506,7 +506,7 @@ describe("limits and cancellation", () => {
     const started = Date.now();
     const { result } = await run(
       { ignoreCancel: true, turns: [{ steps: [{ message: "working" }, { hang: true }] }] },
-      { limits: { timeoutMs: 200, cancelGraceMs: 300 } },
+      { limits: { timeoutMs: 1000, cancelGraceMs: 300 } },
     );
     expect(Date.now() - started).toBeLessThan(8_000);
     expect(result.state.stopReason).toBe("cancelled");

@@ -336,7 +336,7 @@ describe("the Action, end to end", () => {
       event: "issue_comment",
       payload,
       script,
-      inputs: { "timeout-minutes": "0.05" },
+      inputs: { "timeout-minutes": "0.1" },
     });
     expect(result.exitCode, result.stdout).toBe(0);
     expect(result.outputs.status).toBe("stopped");
