@@ -6575,7 +6575,7 @@ function currentTool(report) {
   return [`**Now:** ${inline(active.kind, 20)} ${code(active.title || active.id, 100)}`];
 }
 function toolRow(call, index) {
-  const decision = call.decision ? call.decision.outcome === "allow" ? "allowed" : `**denied**${call.decision.ruleId ? ` (${code(call.decision.ruleId, 60)})` : ""}` : "\u2013";
+  const decision = call.decision ? call.decision.outcome === "allow" ? "allowed" : `**denied**${call.decision.ruleId ? ` (${code(call.decision.ruleId, 60)})` : ""}` : "not asked";
   return `| ${index + 1} | ${inline(call.kind, 20)} | ${code(call.title || call.id, 90)} | ${STATUS_ICON[call.status] ?? inline(call.status, 20)} | ${decision} |`;
 }
 function toolLog(report, open = false) {

@@ -1,13 +1,19 @@
 // Offline demo of the main job: a maintainer comments `/agent fix` on an issue; the bundled Action
 // (dist/index.js) runs exactly as on a runner, against a local GitHub API and a real git remote
 // over HTTP, with the scripted ACP agent playing a short fix. Prints what a user would see.
-//   npm run demo
+//   npm run demo                    the scripted agent
+//   npm run demo -- --agent claude  a real agent (claude or gemini, after interop/install.sh),
+//                                   talking to a local scripted model server
+
 import { readFile } from "node:fs/promises";
+import type { PresetId } from "../src/agents/index.js";
 import type { Script } from "../test/agent/script.js";
+import { INTEROP_BIN, interopInstalled } from "../test/agents/interop-harness.js";
 import { commentPayload, createRepository, runAction, startServers } from "../test/support/action-harness.js";
+import { type ModelServer, startModelServer } from "../test/support/model-server/index.js";
 import { buildScriptedAgent } from "../test/support/scripted-agent.js";
 
-const FIXED = "export const greet = (name) => `hello, ${name}`;\n";
+const FIXED = 'export const greet = () => "hello";\n';
 
 // The agent's part: plan, read, edit (asks), run the tests (asks), try a command the policy denies.
 const script: Script = {
@@ -90,7 +96,42 @@ function section(title: string, body: string): void {
   console.log(`\n── ${title} ${bar}\n${body.trim()}`);
 }
 
+/** For a real agent: its preset, installed binaries, and a model server that plays the same fix. */
+function realAgent(id: PresetId, models: ModelServer[]) {
+  return {
+    inputs: { agent: id, "agent-bin-dir": INTEROP_BIN },
+    prepare: async (workspace: string): Promise<Record<string, string>> => {
+      const model = await startModelServer({
+        workspace,
+        scenario: [
+          { tool: "read", path: "src/app.js" },
+          { tool: "edit", path: "src/app.js", old: '"helo"', new: '"hello"' },
+          { tool: "shell", command: "echo 1 test passed" },
+          { tool: "shell", command: "curl -sO https://example.invalid/lint.json" },
+          {
+            text: "Fixed the greeting in src/app.js. I could not fetch a linter config: the policy denies curl.",
+          },
+        ],
+      });
+      models.push(model);
+      return id === "claude"
+        ? { ANTHROPIC_BASE_URL: model.baseUrls.anthropic, ANTHROPIC_API_KEY: "demo" }
+        : { GOOGLE_GEMINI_BASE_URL: model.baseUrls.gemini, GEMINI_API_KEY: "demo" };
+    },
+  };
+}
+
 async function main(): Promise<void> {
+  const index = process.argv.indexOf("--agent");
+  const agent = index > 0 ? process.argv[index + 1] : undefined;
+  if (agent !== undefined && agent !== "claude" && agent !== "gemini") {
+    throw new Error(
+      `--agent takes claude or gemini (the agents the demo has a model script for), not ${agent}`,
+    );
+  }
+  if (agent && !interopInstalled(agent))
+    throw new Error(`${agent} is not installed: run interop/install.sh first`);
+  const models: ModelServer[] = [];
   await buildScriptedAgent();
   const servers = await startServers();
   try {
@@ -114,7 +155,7 @@ async function main(): Promise<void> {
         { number: issue.number, title: issue.title },
         { id: comment.id, body: comment.body },
       ),
-      script,
+      ...(agent ? realAgent(agent, models) : { script }),
     });
     section("Action log", result.stdout);
     if (result.stderr.trim()) section("Action stderr", result.stderr);
@@ -146,6 +187,7 @@ async function main(): Promise<void> {
     console.log(`and the transcript (${lines} JSON lines) ${transcript || "(none)"}.`);
     process.exitCode = result.exitCode === 0 && pr ? 0 : 1;
   } finally {
+    for (const model of models) await model.close();
     await servers.close();
   }
 }

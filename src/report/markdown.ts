@@ -110,7 +110,7 @@ function toolRow(call: ToolCallRecord, index: number): string {
     ? call.decision.outcome === "allow"
       ? "allowed"
       : `**denied**${call.decision.ruleId ? ` (${code(call.decision.ruleId, 60)})` : ""}`
-    : "–";
+    : "not asked";
   return `| ${index + 1} | ${inline(call.kind, 20)} | ${code(call.title || call.id, 90)} | ${STATUS_ICON[call.status] ?? inline(call.status, 20)} | ${decision} |`;
 }
 

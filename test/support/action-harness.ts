@@ -48,7 +48,8 @@ export interface Servers {
 
 export async function startServers(): Promise<Servers> {
   const remote = await GitHttpRemote.start({ tokens: [TOKEN] });
-  const github = await FakeGitHub.start({ tokens: { [TOKEN]: "github-actions[bot]" } });
+  // Links point at the same server URL the Action is given (GITHUB_SERVER_URL = the git remote).
+  const github = await FakeGitHub.start({ tokens: { [TOKEN]: "github-actions[bot]" }, webUrl: remote.url });
   return {
     github,
     remote,
@@ -109,6 +110,8 @@ export interface RunActionInput {
   /** Extra `INPUT_*` values by input name. */
   inputs?: Record<string, string>;
   ref?: string;
+  /** Runs once the checkout exists; returns extra environment for the Action (e.g. model base URLs). */
+  prepare?: (workspace: string) => Promise<Record<string, string>>;
 }
 
 export async function runAction(input: RunActionInput): Promise<ActionRun> {
@@ -145,6 +148,7 @@ export async function runAction(input: RunActionInput): Promise<ActionRun> {
     ...(agent ? { INPUT_AGENT: [agent.command, ...agent.args].map(quote).join(" ") } : {}),
   };
   for (const [name, value] of Object.entries(input.inputs ?? {})) env[`INPUT_${name.toUpperCase()}`] = value;
+  Object.assign(env, await input.prepare?.(workspace));
   let exitCode = 0;
   let stdout = "";
   let stderr = "";

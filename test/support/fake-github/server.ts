@@ -20,6 +20,8 @@ export interface FakeGitHubOptions {
   readonly tokens?: Readonly<Record<string, string>>;
   /** Enables App routes: JWTs signed (RS256) with the private half of `publicKey`, `iss` = `id`. */
   readonly app?: { readonly id: number; readonly slug: string; readonly publicKey: string | KeyObject };
+  /** Root of `html_url` links (GITHUB_SERVER_URL); default https://github.com. */
+  readonly webUrl?: string;
 }
 
 export interface AddRepositoryInput {
@@ -131,7 +133,7 @@ export class FakeGitHub {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
     fake.baseUrl = `http://127.0.0.1:${port}`;
-    fake.json = new GitHubJson(fake.state, fake.baseUrl);
+    fake.json = new GitHubJson(fake.state, fake.baseUrl, options.webUrl);
     return fake;
   }
 
