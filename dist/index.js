@@ -6538,7 +6538,7 @@ function headline(report) {
     case "stopped":
       return `\u23F1\uFE0F ${agent} was stopped (${stopCause(report)})${pr ? ` \u2014 its work so far is in draft pull request ${prRef}` : ""} \xB7 ${elapsed}`;
     case "failed":
-      return `\u274C The run failed${report.error ? ` while ${inline(report.error.stage, 60)}` : ""} \xB7 ${elapsed}`;
+      return `\u274C The run failed${report.error ? ` while ${inline(report.error.stage, 60)}` : ""}${pr ? ` \u2014 the work so far is in ${pr.draft ? "draft " : ""}pull request ${prRef}` : ""} \xB7 ${elapsed}`;
     default:
       return report.phase === "publishing" ? `\u23F3 ${agent} finished; publishing\u2026 \xB7 ${elapsed}` : `\u23F3 ${agent} is working\u2026 \xB7 ${elapsed}`;
   }
@@ -7034,54 +7034,11 @@ var StageError = class extends Error {
 async function runPipeline(trigger, config, deps) {
   const { owner, repo } = config.repository;
   const { github, log } = deps;
-  let role = "none";
-  if (trigger.kind !== "schedule") {
-    role = await github.getCollaboratorPermission(owner, repo, trigger.actor);
-    if (!WRITE_ROLES.has(role)) {
-      const number2 = threadNumber(trigger);
-      const message2 = `@${trigger.actor} needs write access to ${owner}/${repo} to start the agent (they have ${role}).`;
-      log(message2);
-      if (number2 !== null) {
-        await github.createComment(
-          owner,
-          repo,
-          number2,
-          `<!-- acp-warden -->
-${message2} A maintainer can run the command instead.`
-        ).catch((error) => log(`could not reply: ${errorMessage(error)}`));
-      }
-      return { status: "unauthorized", message: message2, report: null, exitCode: 0 };
-    }
-  }
+  const role = trigger.kind === "schedule" ? "none" : await github.getCollaboratorPermission(owner, repo, trigger.actor);
+  if (trigger.kind !== "schedule" && !WRITE_ROLES.has(role)) return refuse(trigger, role, config, deps);
   await acknowledge(trigger, config, deps);
   const number = threadNumber(trigger);
-  const report = {
-    repository: `${owner}/${repo}`,
-    serverUrl: config.serverUrl,
-    thread: null,
-    trigger: {
-      kind: trigger.kind,
-      actor: trigger.actor,
-      verb: trigger.verb,
-      instructions: trigger.instructions
-    },
-    agent: trigger.agentOverride ?? config.agent ?? "agent",
-    branch: null,
-    baseBranch: null,
-    runUrl: config.runUrl,
-    phase: "starting",
-    startedAt: deps.now(),
-    now: deps.now(),
-    session: null,
-    notes: [],
-    diff: null,
-    protectedViolations: [],
-    pullRequest: null,
-    status: null,
-    error: null,
-    kept: [],
-    transcriptPath: null
-  };
+  const report = newReport(trigger, config, deps.now());
   const comments = new CommentUpdater({
     create: async (body) => number === null ? null : (await github.createComment(owner, repo, number, body)).id,
     update: async (id, body) => {
@@ -7154,23 +7111,7 @@ ${message2} A maintainer can run the command instead.`
     session = await deps.runSession({
       ...prepared.session,
       workspace: config.workspace,
-      prompt: buildPrompt({
-        repository: `${owner}/${repo}`,
-        verb: trigger.verb,
-        instructions: trigger.instructions,
-        ...thread ? {
-          thread: {
-            kind: thread.kind,
-            number: thread.number,
-            title: thread.title,
-            body: thread.body,
-            url: thread.url
-          }
-        } : {},
-        ...trigger.kind === "pull_request_review_comment" && trigger.path ? { location: { path: trigger.path, line: trigger.line } } : {},
-        baseBranch: base,
-        workBranch: branch
-      }),
+      prompt: promptFor(trigger, config, thread, base, branch),
       limits: {
         timeoutMs: minutes * 6e4,
         ...limits.maxToolCalls === void 0 ? {} : { maxToolCalls: limits.maxToolCalls }
@@ -7198,21 +7139,12 @@ ${message2} A maintainer can run the command instead.`
       report.status = "blocked";
       return await finish();
     }
-    const diff = await git.diff(baseCommit);
-    report.diff = {
-      files: diff.files.map((f) => ({
-        path: f.path,
-        status: f.status,
-        additions: f.additions ?? 0,
-        deletions: f.deletions ?? 0,
-        ...f.previousPath ? { previousPath: f.previousPath } : {}
-      })),
-      patch: diff.patch
-    };
-    report.protectedViolations = auditDiff(await git.changedPaths(baseCommit), policy, facts, {
+    const { diff, violations } = await auditChanges(git, baseCommit, policy, facts, {
       workspace: config.workspace,
       shell
-    }).filter((finding) => finding.blocking).map((finding) => ({ path: finding.path, rule: finding.ruleId, reason: finding.reason }));
+    });
+    report.diff = diff;
+    report.protectedViolations = violations;
     const stopped = session.state.cancelCause !== null || session.error !== null;
     if (diff.files.length === 0) {
       report.status = session.error ? "failed" : "no_changes";
@@ -7246,6 +7178,89 @@ ${message2} A maintainer can run the command instead.`
       exitCode: report.status === "failed" ? 1 : 0
     };
   }
+}
+function newReport(trigger, config, now) {
+  const { owner, repo } = config.repository;
+  return {
+    repository: `${owner}/${repo}`,
+    serverUrl: config.serverUrl,
+    thread: null,
+    trigger: {
+      kind: trigger.kind,
+      actor: trigger.actor,
+      verb: trigger.verb,
+      instructions: trigger.instructions
+    },
+    agent: trigger.agentOverride ?? config.agent ?? "agent",
+    branch: null,
+    baseBranch: null,
+    runUrl: config.runUrl,
+    phase: "starting",
+    startedAt: now,
+    now,
+    session: null,
+    notes: [],
+    diff: null,
+    protectedViolations: [],
+    pullRequest: null,
+    status: null,
+    error: null,
+    kept: [],
+    transcriptPath: null
+  };
+}
+async function auditChanges(git, baseCommit, policy, facts, context) {
+  const diff = await git.diff(baseCommit);
+  const violations = auditDiff(await git.changedPaths(baseCommit), policy, facts, context).filter((finding) => finding.blocking).map((finding) => ({ path: finding.path, rule: finding.ruleId, reason: finding.reason }));
+  return {
+    diff: {
+      files: diff.files.map((f) => ({
+        path: f.path,
+        status: f.status,
+        additions: f.additions ?? 0,
+        deletions: f.deletions ?? 0,
+        ...f.previousPath ? { previousPath: f.previousPath } : {}
+      })),
+      patch: diff.patch
+    },
+    violations
+  };
+}
+function promptFor(trigger, config, thread, baseBranch, workBranch) {
+  const { owner, repo } = config.repository;
+  return buildPrompt({
+    repository: `${owner}/${repo}`,
+    verb: trigger.verb,
+    instructions: trigger.instructions,
+    ...thread ? {
+      thread: {
+        kind: thread.kind,
+        number: thread.number,
+        title: thread.title,
+        body: thread.body,
+        url: thread.url
+      }
+    } : {},
+    ...trigger.kind === "pull_request_review_comment" && trigger.path ? { location: { path: trigger.path, line: trigger.line } } : {},
+    baseBranch,
+    workBranch
+  });
+}
+async function refuse(trigger, role, config, deps) {
+  const { owner, repo } = config.repository;
+  const number = threadNumber(trigger);
+  const message2 = `@${trigger.actor} needs write access to ${owner}/${repo} to start the agent (they have ${role}).`;
+  deps.log(message2);
+  if (number !== null) {
+    await deps.github.createComment(
+      owner,
+      repo,
+      number,
+      `${COMMENT_MARKER}
+${message2} A maintainer can run the command instead.`
+    ).catch((error) => deps.log(`could not reply: ${errorMessage(error)}`));
+  }
+  return { status: "unauthorized", message: message2, report: null, exitCode: 0 };
 }
 async function acknowledge(trigger, config, deps) {
   const { owner, repo } = config.repository;

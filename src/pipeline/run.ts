@@ -2,12 +2,18 @@
 // audit the diff → publish → report. Every stage updates the report; a failure in any stage still
 // ends with a tracking comment that says what failed and what was kept.
 import { join } from "node:path";
-import type { SessionResult } from "../acp/types.js";
+import type { PromptInput, SessionResult } from "../acp/types.js";
 import { auditDiff } from "../agents/index.js";
+import type { GitWorkspace } from "../git/port.js";
 import type { PullRequest, RepositoryRole } from "../github/port.js";
 import type { PermissionLevel, ShellAnalyzer, TriggerFacts } from "../policy/index.js";
 import { effectiveLimits, formatPolicyError, loadPolicy, type Policy } from "../policy/index.js";
-import { renderPullRequestBody, renderPullRequestTitle, renderTrackingComment } from "../report/markdown.js";
+import {
+  COMMENT_MARKER,
+  renderPullRequestBody,
+  renderPullRequestTitle,
+  renderTrackingComment,
+} from "../report/markdown.js";
 import type { RunReport } from "../report/model.js";
 import { CommentUpdater } from "./comment-updater.js";
 import { buildPrompt } from "./prompt.js";
@@ -44,59 +50,17 @@ export async function runPipeline(
   const { owner, repo } = config.repository;
   const { github, log } = deps;
 
-  // 1. Authorization: only people with write access start an agent.
-  let role: RepositoryRole = "none";
-  if (trigger.kind !== "schedule") {
-    role = await github.getCollaboratorPermission(owner, repo, trigger.actor);
-    if (!WRITE_ROLES.has(role)) {
-      const number = threadNumber(trigger);
-      const message = `@${trigger.actor} needs write access to ${owner}/${repo} to start the agent (they have ${role}).`;
-      log(message);
-      if (number !== null) {
-        await github
-          .createComment(
-            owner,
-            repo,
-            number,
-            `<!-- acp-warden -->\n${message} A maintainer can run the command instead.`,
-          )
-          .catch((error: unknown) => log(`could not reply: ${errorMessage(error)}`));
-      }
-      return { status: "unauthorized", message, report: null, exitCode: 0 };
-    }
-  }
+  // Only people with write access start an agent.
+  const role =
+    trigger.kind === "schedule" ? "none" : await github.getCollaboratorPermission(owner, repo, trigger.actor);
+  if (trigger.kind !== "schedule" && !WRITE_ROLES.has(role)) return refuse(trigger, role, config, deps);
 
   // Acknowledge at once, so the person sees the command was heard.
   await acknowledge(trigger, config, deps);
 
   const number = threadNumber(trigger);
-  const report: RunReport = {
-    repository: `${owner}/${repo}`,
-    serverUrl: config.serverUrl,
-    thread: null,
-    trigger: {
-      kind: trigger.kind,
-      actor: trigger.actor,
-      verb: trigger.verb,
-      instructions: trigger.instructions,
-    },
-    agent: trigger.agentOverride ?? config.agent ?? "agent",
-    branch: null,
-    baseBranch: null,
-    runUrl: config.runUrl,
-    phase: "starting",
-    startedAt: deps.now(),
-    now: deps.now(),
-    session: null,
-    notes: [],
-    diff: null,
-    protectedViolations: [],
-    pullRequest: null,
-    status: null,
-    error: null,
-    kept: [],
-    transcriptPath: null,
-  };
+  const report = newReport(trigger, config, deps.now());
+
   const comments = new CommentUpdater({
     create: async (body) =>
       number === null ? null : (await github.createComment(owner, repo, number, body)).id,
@@ -178,27 +142,7 @@ export async function runPipeline(
     session = await deps.runSession({
       ...prepared.session,
       workspace: config.workspace,
-      prompt: buildPrompt({
-        repository: `${owner}/${repo}`,
-        verb: trigger.verb,
-        instructions: trigger.instructions,
-        ...(thread
-          ? {
-              thread: {
-                kind: thread.kind,
-                number: thread.number,
-                title: thread.title,
-                body: thread.body,
-                url: thread.url,
-              },
-            }
-          : {}),
-        ...(trigger.kind === "pull_request_review_comment" && trigger.path
-          ? { location: { path: trigger.path, line: trigger.line } }
-          : {}),
-        baseBranch: base,
-        workBranch: branch,
-      }),
+      prompt: promptFor(trigger, config, thread, base, branch),
       limits: {
         timeoutMs: minutes * 60_000,
         ...(limits.maxToolCalls === undefined ? {} : { maxToolCalls: limits.maxToolCalls }),
@@ -230,24 +174,12 @@ export async function runPipeline(
       report.status = "blocked";
       return await finish();
     }
-    const diff = await git.diff(baseCommit);
-    report.diff = {
-      files: diff.files.map((f) => ({
-        path: f.path,
-        status: f.status,
-        additions: f.additions ?? 0,
-        deletions: f.deletions ?? 0,
-        ...(f.previousPath ? { previousPath: f.previousPath } : {}),
-      })),
-      patch: diff.patch,
-    };
-    // Most agents write files themselves: the diff is checked against `protected` and the edit rules.
-    report.protectedViolations = auditDiff(await git.changedPaths(baseCommit), policy, facts, {
+    const { diff, violations } = await auditChanges(git, baseCommit, policy, facts, {
       workspace: config.workspace,
       shell,
-    })
-      .filter((finding) => finding.blocking)
-      .map((finding) => ({ path: finding.path, rule: finding.ruleId, reason: finding.reason }));
+    });
+    report.diff = diff;
+    report.protectedViolations = violations;
     const stopped = session.state.cancelCause !== null || session.error !== null;
 
     if (diff.files.length === 0) {
@@ -283,6 +215,119 @@ export async function runPipeline(
       exitCode: report.status === "failed" ? 1 : 0,
     };
   }
+}
+
+function newReport(trigger: RunTrigger, config: RunConfig, now: number): RunReport {
+  const { owner, repo } = config.repository;
+  return {
+    repository: `${owner}/${repo}`,
+    serverUrl: config.serverUrl,
+    thread: null,
+    trigger: {
+      kind: trigger.kind,
+      actor: trigger.actor,
+      verb: trigger.verb,
+      instructions: trigger.instructions,
+    },
+    agent: trigger.agentOverride ?? config.agent ?? "agent",
+    branch: null,
+    baseBranch: null,
+    runUrl: config.runUrl,
+    phase: "starting",
+    startedAt: now,
+    now,
+    session: null,
+    notes: [],
+    diff: null,
+    protectedViolations: [],
+    pullRequest: null,
+    status: null,
+    error: null,
+    kept: [],
+    transcriptPath: null,
+  };
+}
+
+/** The agent's changes as git sees them, and those the policy does not allow (any blocks publishing). */
+async function auditChanges(
+  git: GitWorkspace,
+  baseCommit: string,
+  policy: Policy,
+  facts: TriggerFacts,
+  context: { workspace: string; shell: ShellAnalyzer },
+): Promise<{ diff: NonNullable<RunReport["diff"]>; violations: RunReport["protectedViolations"] }> {
+  const diff = await git.diff(baseCommit);
+  // Most agents write files themselves: the diff is checked against `protected` and the edit rules.
+  const violations = auditDiff(await git.changedPaths(baseCommit), policy, facts, context)
+    .filter((finding) => finding.blocking)
+    .map((finding) => ({ path: finding.path, rule: finding.ruleId, reason: finding.reason }));
+  return {
+    diff: {
+      files: diff.files.map((f) => ({
+        path: f.path,
+        status: f.status,
+        additions: f.additions ?? 0,
+        deletions: f.deletions ?? 0,
+        ...(f.previousPath ? { previousPath: f.previousPath } : {}),
+      })),
+      patch: diff.patch,
+    },
+    violations,
+  };
+}
+
+function promptFor(
+  trigger: RunTrigger,
+  config: RunConfig,
+  thread: ThreadInfo | null,
+  baseBranch: string,
+  workBranch: string,
+): PromptInput {
+  const { owner, repo } = config.repository;
+  return buildPrompt({
+    repository: `${owner}/${repo}`,
+    verb: trigger.verb,
+    instructions: trigger.instructions,
+    ...(thread
+      ? {
+          thread: {
+            kind: thread.kind,
+            number: thread.number,
+            title: thread.title,
+            body: thread.body,
+            url: thread.url,
+          },
+        }
+      : {}),
+    ...(trigger.kind === "pull_request_review_comment" && trigger.path
+      ? { location: { path: trigger.path, line: trigger.line } }
+      : {}),
+    baseBranch,
+    workBranch,
+  });
+}
+
+async function refuse(
+  trigger: RunTrigger,
+  role: RepositoryRole,
+  config: RunConfig,
+  deps: PipelineDeps,
+): Promise<RunOutcome> {
+  const { owner, repo } = config.repository;
+  const number = threadNumber(trigger);
+  const message = `@${trigger.actor} needs write access to ${owner}/${repo} to start the agent (they have ${role}).`;
+  deps.log(message);
+  if (number !== null) {
+    await deps.github
+      .createComment(
+        owner,
+        repo,
+        number,
+        `${COMMENT_MARKER}\n${message} A maintainer can run the command instead.`,
+      )
+      .catch((error: unknown) => deps.log(`could not reply: ${errorMessage(error)}`));
+  }
+  return { status: "unauthorized", message, report: null, exitCode: 0 };
 }
 
 async function acknowledge(trigger: RunTrigger, config: RunConfig, deps: PipelineDeps): Promise<void> {

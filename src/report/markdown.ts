@@ -63,7 +63,9 @@ function headline(report: RunReport): string {
     case "stopped":
       return `⏱️ ${agent} was stopped (${stopCause(report)})${pr ? ` — its work so far is in draft pull request ${prRef}` : ""} · ${elapsed}`;
     case "failed":
-      return `❌ The run failed${report.error ? ` while ${inline(report.error.stage, 60)}` : ""} · ${elapsed}`;
+      return `❌ The run failed${report.error ? ` while ${inline(report.error.stage, 60)}` : ""}${
+        pr ? ` — the work so far is in ${pr.draft ? "draft " : ""}pull request ${prRef}` : ""
+      } · ${elapsed}`;
     default:
       return report.phase === "publishing"
         ? `⏳ ${agent} finished; publishing… · ${elapsed}`

@@ -348,6 +348,37 @@ describe("the Action, end to end", () => {
     expect(await servers.remote.readFile(full, pr.head.ref, "src/app.js")).toBe(FIXED);
   });
 
+  it("keeps the work of an agent that crashes: a draft pull request, and a comment that says what failed", async () => {
+    const full = await newRepo();
+    const { issue, payload } = issueWithComment(full);
+    const script: Script = {
+      stderr: "agent: out of memory\n",
+      turns: [
+        {
+          steps: [
+            {
+              toolCall: { id: "edit", title: "Edit src/app.js", kind: "edit", rawInput: { path: "src/app.js" } },
+              permission: true,
+              action: { writeFile: { path: "src/app.js", content: FIXED } },
+            },
+            { crash: 137 },
+          ],
+        },
+      ],
+    };
+    const result = await runAction({ servers, full, event: "issue_comment", payload, script });
+    expect(result.exitCode).toBe(1);
+    expect(result.outputs.status).toBe("failed");
+    const pr = servers.github.pullRequestsOf(full)[0]!;
+    expect(pr.draft).toBe(true);
+    expect(await servers.remote.readFile(full, pr.head.ref, "src/app.js")).toBe(FIXED);
+    const tracking = servers.github.commentsOn(full, issue.number).find((c) => c.body.startsWith("<!-- acp-warden -->"));
+    expect(tracking?.body).toContain("failed while running the agent");
+    expect(tracking?.body).toContain(`the work so far is in draft pull request [#${pr.number}]`);
+    expect(tracking?.body).toContain("exit code 137");
+    expect(result.stdout).toContain("agent: out of memory");
+  });
+
   it("continues an existing pull request's branch when the command is on that pull request", async () => {
     const full = await newRepo();
     // A first run opens the PR.
