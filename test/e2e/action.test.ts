@@ -357,7 +357,12 @@ describe("the Action, end to end", () => {
         {
           steps: [
             {
-              toolCall: { id: "edit", title: "Edit src/app.js", kind: "edit", rawInput: { path: "src/app.js" } },
+              toolCall: {
+                id: "edit",
+                title: "Edit src/app.js",
+                kind: "edit",
+                rawInput: { path: "src/app.js" },
+              },
               permission: true,
               action: { writeFile: { path: "src/app.js", content: FIXED } },
             },
@@ -372,7 +377,9 @@ describe("the Action, end to end", () => {
     const pr = servers.github.pullRequestsOf(full)[0]!;
     expect(pr.draft).toBe(true);
     expect(await servers.remote.readFile(full, pr.head.ref, "src/app.js")).toBe(FIXED);
-    const tracking = servers.github.commentsOn(full, issue.number).find((c) => c.body.startsWith("<!-- acp-warden -->"));
+    const tracking = servers.github
+      .commentsOn(full, issue.number)
+      .find((c) => c.body.startsWith("<!-- acp-warden -->"));
     expect(tracking?.body).toContain("failed while running the agent");
     expect(tracking?.body).toContain(`the work so far is in draft pull request [#${pr.number}]`);
     expect(tracking?.body).toContain("exit code 137");
