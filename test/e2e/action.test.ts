@@ -1,7 +1,7 @@
 // End to end: `node dist/index.js` with the runner's environment, against a fake GitHub REST
 // server, a real git remote over HTTP, and the scripted ACP agent.
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Script, Step } from "../agent/script.js";
@@ -269,6 +269,55 @@ describe("the Action, end to end", () => {
     expect(pr.body).toContain("Instructions: Say hello properly in src/app.js");
     expect(pr.body).not.toContain("Fixes #");
     expect(result.summary).toContain("opened pull request");
+  });
+
+  it("takes the policy from the default branch, not from the working tree", async () => {
+    const full = await newRepo();
+    const { issue, payload } = issueWithComment(full);
+    const result = await runAction({
+      servers,
+      full,
+      event: "issue_comment",
+      payload,
+      script: fixScript(),
+      // A checkout whose policy says "allow everything" (as a pull request could) changes nothing.
+      prepare: async (workspace) => {
+        await writeFile(join(workspace, ".github", "agent-policy.yml"), "version: 1\ndefault: allow\n");
+        return {};
+      },
+    });
+    expect(result.exitCode, result.stdout).toBe(0);
+    // The default branch's policy answered: curl was denied.
+    expect(result.outputs.denied).toBe("1");
+    // And the changed policy file is itself a change the policy does not allow: nothing is published.
+    expect(result.outputs.status).toBe("blocked");
+    expect(servers.github.pullRequestsOf(full)).toHaveLength(0);
+    const tracking = servers.github
+      .commentsOn(full, issue.number)
+      .find((c) => c.body.startsWith("<!-- acp-warden -->"));
+    expect(tracking?.body).toContain("`.github/agent-policy.yml`");
+  });
+
+  it("works on a new branch for a pull request from a fork, under the fork profile", async () => {
+    const policy = `${FILES[".github/agent-policy.yml"]}profiles:\n  fork-pr:\n    when: { fork: true }\n    inherit: false\n    allow:\n      - read: "**"\n`;
+    const full = await newRepo({ ...FILES, ".github/agent-policy.yml": policy });
+    const pull = servers.github.addPullRequest(full, {
+      title: "Fork change",
+      head: "feature",
+      base: "main",
+      headRepoFullName: "stranger/widgets",
+    });
+    const comment = servers.github.addComment(full, pull.number, { body: "/agent fix", author: "maint" });
+    const payload = commentPayload(
+      { number: pull.number, title: pull.title, pull: true },
+      { id: comment.id, body: comment.body },
+    );
+    const result = await runAction({ servers, full, event: "issue_comment", payload, script: fixScript() });
+    expect(result.exitCode, result.stdout).toBe(0);
+    // The fork profile drops the base allow rules: the edit is denied, so nothing is published.
+    expect(result.outputs.status).toBe("no_changes");
+    expect(result.outputs.branch).toBe(`agent/${pull.number}-fork-change`);
+    expect(Number(result.outputs.denied)).toBeGreaterThanOrEqual(3);
   });
 
   it("replies politely to someone without write access and runs nothing", async () => {
