@@ -32,8 +32,10 @@ function modelEnv(id: PresetId, model: ModelServer): Record<string, string> {
 
 describe.each(["claude", "gemini"] as const)("the Action with the real %s agent", (id) => {
   const installed = interopInstalled(id);
-  it.runIf(installed)(
-    "reads, edits, runs the allowed command, is denied curl, and opens a pull request",
+  it.skipIf(!installed)(
+    `reads, edits, runs the allowed command, is denied curl, and opens a pull request${
+      installed ? "" : ` (skipped: ${id} is not installed — run interop/install.sh)`
+    }`,
     { timeout: 180_000 },
     async () => {
       const full = await createRepository(servers, `real-${id}`);
@@ -91,5 +93,4 @@ describe.each(["claude", "gemini"] as const)("the Action with the real %s agent"
       expect(tracking?.body).toContain("opened pull request");
     },
   );
-  it.skipIf(installed)(`skipped: ${id} is not installed (run interop/install.sh)`, () => undefined);
 });
