@@ -17,7 +17,7 @@ import {
   runAgentSession,
   runPolicyTests,
   suggestPolicyChange
-} from "./chunks/chunk-NBR76FF7.js";
+} from "./chunks/chunk-FKY42KZB.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({

@@ -11,7 +11,7 @@ import {
   loadShellAnalyzer,
   reasonWithoutRule,
   runAgentSession
-} from "./chunks/chunk-NBR76FF7.js";
+} from "./chunks/chunk-FKY42KZB.js";
 
 // node_modules/bottleneck/light.js
 var require_light = __commonJS({

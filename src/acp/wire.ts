@@ -69,6 +69,15 @@ export function agentStream(
               skippingOversize = false;
               continue;
             }
+            if (pendingBytes + piece.length > maxMessageBytes) {
+              tap.invalidLine(
+                preview((pending[0] ?? piece).subarray(0, 400).toString("utf8")),
+                `line longer than ${maxMessageBytes} bytes`,
+              );
+              pending = [];
+              pendingBytes = 0;
+              continue;
+            }
             if (pendingBytes > 0) {
               pending.push(piece);
               const whole = Buffer.concat(pending);
