@@ -303,9 +303,92 @@ function judgeExecute(
   const details: MatchDetail[] = [];
   for (const command of analysis.commands) {
     details.push(judgeCommand(command, rules));
+    details.push(...judgeFileArguments(command, rules, context, base));
     for (const redirect of command.redirects) {
       if (redirect.type === "write") details.push(judgePath("edit", redirect.path, rules, context, base));
       else if (redirect.type === "read") details.push(judgePath("read", redirect.path, rules, context, base));
+    }
+  }
+  return details;
+}
+
+/** Commands whose operands are files they read (or copy): `cat .env` is a read of `.env`. */
+const FILE_READERS = new Set([
+  "cat",
+  "tac",
+  "head",
+  "tail",
+  "less",
+  "more",
+  "nl",
+  "wc",
+  "sort",
+  "uniq",
+  "cut",
+  "paste",
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "ag",
+  "sed",
+  "awk",
+  "strings",
+  "od",
+  "xxd",
+  "hexdump",
+  "base64",
+  "base32",
+  "md5sum",
+  "sha1sum",
+  "sha256sum",
+  "sha512sum",
+  "diff",
+  "cmp",
+  "comm",
+  "file",
+  "stat",
+  "cp",
+  "mv",
+  "ln",
+  "tar",
+  "zip",
+  "gzip",
+  "bzip2",
+  "xz",
+  "jq",
+  "yq",
+  "openssl",
+  "source",
+  "iconv",
+  "fold",
+  "fmt",
+  "pr",
+  "column",
+]);
+
+/**
+ * An allowed command must not read what the policy's `read` rules deny: the operands of known
+ * file readers are judged as reads, and an explicit deny (or ask) on any of them wins. The default
+ * alone does not refuse them (`cat notes.txt` under `npm *`-only policies stays the command's call).
+ */
+function judgeFileArguments(
+  command: SimpleCommand,
+  rules: EffectiveRules,
+  context: DecideContext,
+  base: string | undefined,
+): MatchDetail[] {
+  const innermost = command.invocations[command.invocations.length - 1]!;
+  const name = innermost.argv[0]?.text.split("/").pop() ?? "";
+  if (!FILE_READERS.has(name)) return [];
+  const details: MatchDetail[] = [];
+  for (const token of innermost.argv.slice(1)) {
+    const operand =
+      token.text.includes("=") && token.text.startsWith("-") ? (token.text.split("=")[1] ?? "") : token.text;
+    if (operand === "" || operand === "-" || (operand.startsWith("-") && operand === token.text)) continue;
+    const detail = judgePath("read", operand, rules, context, base);
+    if (detail.decision !== "allow" && detail.ruleId !== rules.defaultId) {
+      details.push({ ...detail, reason: `${name} reads ${operand}: ${detail.reason}` });
     }
   }
   return details;

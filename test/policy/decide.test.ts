@@ -238,3 +238,34 @@ describe("suggestPolicyChange", () => {
     expect(suggestPolicyChange(policy, {}, run({ kind: "execute", command: "npm test" }))).toBeUndefined();
   });
 });
+
+describe("commands that read files obey the read rules", () => {
+  const READERS = `version: 1
+default: deny
+allow:
+  - read: "**"
+  - execute: ["cat *", "grep *", "cp *", "head *", "npm test"]
+deny:
+  - read: [".env*", "secrets/**"]
+    reason: secrets stay out of the model's context
+`;
+  let readers: Awaited<ReturnType<typeof decider>>;
+  beforeAll(async () => {
+    readers = await decider(await policyFrom(READERS));
+  });
+
+  it.each([
+    ["cat of a denied file", "cat .env", "deny", "deny[0].read"],
+    ["head of a denied directory's file", "head -n 5 secrets/token.txt", "deny", "deny[0].read"],
+    ["grep into a denied file", "grep -r TOKEN .env.local", "deny", "deny[0].read"],
+    ["cp out of a denied directory", "cp secrets/token.txt notes.txt", "deny", "deny[0].read"],
+    ["a reader after an allowed command", "npm test && cat secrets/x", "deny", "deny[0].read"],
+    ["cat of an allowed file", "cat README.md", "allow", "allow[1].execute"],
+    ["grep with options and an allowed file", "grep -n --color=never TODO src/index.ts", "allow", "allow[1].execute"],
+  ])("%s: %s", (_label, command, decision, ruleId) => {
+    const result = readers({ kind: "execute", command });
+    expect(result.decision).toBe(decision);
+    expect(result.ruleId).toBe(ruleId);
+    if (decision === "deny") expect(result.reason).toContain("reads");
+  });
+});
