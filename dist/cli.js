@@ -17,7 +17,7 @@ import {
   runAgentSession,
   runPolicyTests,
   suggestPolicyChange
-} from "./chunks/chunk-FKY42KZB.js";
+} from "./chunks/chunk-T7USVXV3.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({

@@ -11,7 +11,7 @@ import {
   loadShellAnalyzer,
   reasonWithoutRule,
   runAgentSession
-} from "./chunks/chunk-FKY42KZB.js";
+} from "./chunks/chunk-T7USVXV3.js";
 
 // node_modules/bottleneck/light.js
 var require_light = __commonJS({

@@ -33454,9 +33454,78 @@ function judgeExecute(request, rules, context) {
   const details = [];
   for (const command of analysis.commands) {
     details.push(judgeCommand(command, rules));
+    details.push(...judgeFileArguments(command, rules, context, base));
     for (const redirect of command.redirects) {
       if (redirect.type === "write") details.push(judgePath("edit", redirect.path, rules, context, base));
       else if (redirect.type === "read") details.push(judgePath("read", redirect.path, rules, context, base));
+    }
+  }
+  return details;
+}
+var FILE_READERS = /* @__PURE__ */ new Set([
+  "cat",
+  "tac",
+  "head",
+  "tail",
+  "less",
+  "more",
+  "nl",
+  "wc",
+  "sort",
+  "uniq",
+  "cut",
+  "paste",
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "ag",
+  "sed",
+  "awk",
+  "strings",
+  "od",
+  "xxd",
+  "hexdump",
+  "base64",
+  "base32",
+  "md5sum",
+  "sha1sum",
+  "sha256sum",
+  "sha512sum",
+  "diff",
+  "cmp",
+  "comm",
+  "file",
+  "stat",
+  "cp",
+  "mv",
+  "ln",
+  "tar",
+  "zip",
+  "gzip",
+  "bzip2",
+  "xz",
+  "jq",
+  "yq",
+  "openssl",
+  "source",
+  "iconv",
+  "fold",
+  "fmt",
+  "pr",
+  "column"
+]);
+function judgeFileArguments(command, rules, context, base) {
+  const innermost = command.invocations[command.invocations.length - 1];
+  const name3 = innermost.argv[0]?.text.split("/").pop() ?? "";
+  if (!FILE_READERS.has(name3)) return [];
+  const details = [];
+  for (const token of innermost.argv.slice(1)) {
+    const operand = token.text.includes("=") && token.text.startsWith("-") ? token.text.split("=")[1] ?? "" : token.text;
+    if (operand === "" || operand === "-" || operand.startsWith("-") && operand === token.text) continue;
+    const detail = judgePath("read", operand, rules, context, base);
+    if (detail.decision !== "allow" && detail.ruleId !== rules.defaultId) {
+      details.push({ ...detail, reason: `${name3} reads ${operand}: ${detail.reason}` });
     }
   }
   return details;
@@ -39979,7 +40048,7 @@ function claudePreset() {
 // src/agents/presets/codex.ts
 import { posix as posix4 } from "node:path";
 var CODEX_MODE = "read-only";
-var FILE_READERS = [
+var FILE_READERS2 = [
   "cat",
   "head",
   "tail",
@@ -40008,7 +40077,7 @@ function codexRules(context) {
   for (const pattern of patternsOf(rules, "allow"))
     for (const words2 of patternWords(pattern).words) prompt.add(JSON.stringify(words2));
   if (restrictive(rules, "read").length > 0)
-    for (const reader of FILE_READERS) prompt.add(JSON.stringify([reader]));
+    for (const reader of FILE_READERS2) prompt.add(JSON.stringify([reader]));
   for (const key of forbidden) {
     lines.push(
       `prefix_rule(pattern = ${starlarkList(JSON.parse(key))}, decision = "forbidden", justification = "denied by the repository's agent policy")`
