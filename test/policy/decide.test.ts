@@ -261,7 +261,12 @@ deny:
     ["cp out of a denied directory", "cp secrets/token.txt notes.txt", "deny", "deny[0].read"],
     ["a reader after an allowed command", "npm test && cat secrets/x", "deny", "deny[0].read"],
     ["cat of an allowed file", "cat README.md", "allow", "allow[1].execute"],
-    ["grep with options and an allowed file", "grep -n --color=never TODO src/index.ts", "allow", "allow[1].execute"],
+    [
+      "grep with options and an allowed file",
+      "grep -n --color=never TODO src/index.ts",
+      "allow",
+      "allow[1].execute",
+    ],
   ])("%s: %s", (_label, command, decision, ruleId) => {
     const result = readers({ kind: "execute", command });
     expect(result.decision).toBe(decision);
