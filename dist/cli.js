@@ -17,7 +17,7 @@ import {
   runAgentSession,
   runPolicyTests,
   suggestPolicyChange
-} from "./chunks/chunk-T7USVXV3.js";
+} from "./chunks/chunk-GPH2GGHR.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({

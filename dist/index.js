@@ -11,7 +11,7 @@ import {
   loadShellAnalyzer,
   reasonWithoutRule,
   runAgentSession
-} from "./chunks/chunk-T7USVXV3.js";
+} from "./chunks/chunk-GPH2GGHR.js";
 
 // node_modules/bottleneck/light.js
 var require_light = __commonJS({

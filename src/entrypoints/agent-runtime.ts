@@ -46,6 +46,8 @@ export function createAgentRuntime(
             ...(prepared.mode ? { mode: prepared.mode } : {}),
             ...(prepared.config ? { config: prepared.config } : {}),
             ...(prepared.authMethodId ? { authMethodId: prepared.authMethodId } : {}),
+            // e.g. Claude's settingSources: the checkout's own agent settings must not load.
+            ...(prepared.sessionMeta ? { sessionMeta: prepared.sessionMeta } : {}),
           },
           notes: [...new Set([...prepared.warnings, ...prepared.enforcement.gaps])],
           dispose: () => rm(homeDir, { recursive: true, force: true }),

@@ -38,7 +38,7 @@ export interface PreparedAgent {
   name: string;
   /** A command line (not a preset) is named after what the agent reports itself to be. */
   kind: "preset" | "command";
-  session: Pick<SessionOptions, "launch" | "mode" | "config" | "authMethodId"> & {
+  session: Pick<SessionOptions, "launch" | "mode" | "config" | "authMethodId" | "sessionMeta"> & {
     decide: DecideFn;
     quirks?: ClientQuirks;
   };

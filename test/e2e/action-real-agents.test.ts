@@ -1,5 +1,6 @@
 // The Action end to end with REAL agents (Claude's ACP adapter, Gemini CLI) installed by
 // interop/install.sh, driven offline by the scripted model server: `/agent fix` → pull request.
+import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PresetId } from "../../src/agents/index.js";
 import { INTEROP_BIN, interopInstalled } from "../agents/interop-harness.js";
@@ -91,6 +92,11 @@ describe.each(["claude", "gemini"] as const)("the Action with the real %s agent"
         .commentsOn(full, issue.number)
         .find((c) => c.body.startsWith("<!-- acp-warden -->"));
       expect(tracking?.body).toContain("opened pull request");
+      if (id === "claude") {
+        // The preset's session settings reach session/new: the checkout's own .claude settings stay off.
+        const transcript = await readFile(result.outputs.transcript!, "utf8");
+        expect(transcript).toContain('"settingSources":["user"]');
+      }
     },
   );
 });

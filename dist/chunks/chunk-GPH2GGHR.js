@@ -40680,7 +40680,9 @@ function createAgentRuntime(env, options = {}) {
             quirks: prepared.quirks,
             ...prepared.mode ? { mode: prepared.mode } : {},
             ...prepared.config ? { config: prepared.config } : {},
-            ...prepared.authMethodId ? { authMethodId: prepared.authMethodId } : {}
+            ...prepared.authMethodId ? { authMethodId: prepared.authMethodId } : {},
+            // e.g. Claude's settingSources: the checkout's own agent settings must not load.
+            ...prepared.sessionMeta ? { sessionMeta: prepared.sessionMeta } : {}
           },
           notes: [.../* @__PURE__ */ new Set([...prepared.warnings, ...prepared.enforcement.gaps])],
           dispose: () => rm(homeDir, { recursive: true, force: true })
