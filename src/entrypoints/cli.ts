@@ -8,6 +8,7 @@ import type { PreparedAgent } from "../pipeline/types.js";
 import { DEFAULT_POLICY_PATH, formatPolicyError, loadPolicy, loadShellAnalyzer } from "../policy/index.js";
 import { ConsoleProgress } from "../report/console.js";
 import { createAgentRuntime } from "./agent-runtime.js";
+import { serveCommand, workerCommand } from "./app-main.js";
 import { registerPolicyCommands } from "./policy-commands.js";
 
 export interface CliIo {
@@ -57,6 +58,23 @@ export function buildProgram(io: CliIo): Command {
     .option("--env <name...>", "extra environment variables to pass to the agent", [])
     .action(async (opts: RunOptions) => {
       io.setExitCode(await runCommand(opts, io));
+    });
+
+  program
+    .command("serve")
+    .description(
+      "GitHub App webhook server (settings from the environment; see README). Runs jobs itself unless ACP_WARDEN_REDIS_URL is set",
+    )
+    .action(async () => {
+      io.setExitCode(await serveCommand(io.env, io));
+    });
+  program
+    .command("worker")
+    .description(
+      "Run GitHub App jobs from the Redis queue on ACP_WARDEN_REDIS_URL (start any number, on any machines)",
+    )
+    .action(async () => {
+      io.setExitCode(await workerCommand(io.env, io));
     });
 
   registerPolicyCommands(program, io);

@@ -24,6 +24,8 @@ const gitEnv: Record<string, string> = {
 export interface GitRemoteOptions {
   /** Tokens accepted as the password of Basic `x-access-token:<token>`. */
   readonly tokens?: readonly string[];
+  /** Also accepts tokens this says yes to (e.g. installation tokens the fake GitHub minted). */
+  readonly acceptToken?: (token: string) => boolean;
 }
 
 export interface GitHttpRequestRecord {
@@ -65,7 +67,7 @@ export class GitHttpRemote {
   private constructor(
     private readonly server: Server,
     readonly root: string,
-    options: GitRemoteOptions,
+    private readonly options: GitRemoteOptions,
   ) {
     this.tokens = new Set(options.tokens ?? []);
   }
@@ -218,7 +220,8 @@ export class GitHttpRemote {
     const authorized =
       credentials.length === 1 &&
       credentials[0]?.username === "x-access-token" &&
-      this.tokens.has(credentials[0].password);
+      (this.tokens.has(credentials[0].password) ||
+        (this.options.acceptToken?.(credentials[0].password) ?? false));
     const serviceName = url.searchParams.get("service") ?? url.pathname.split("/").pop() ?? "";
     const service =
       serviceName === "git-upload-pack"
