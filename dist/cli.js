@@ -37,7 +37,7 @@ import {
   suggestPolicyChange,
   threadNumber,
   throttling
-} from "./chunks/chunk-2JKPKI72.js";
+} from "./chunks/chunk-TKUMUSZM.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({

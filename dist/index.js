@@ -8,7 +8,7 @@ import {
   renderJobSummary,
   runAgentSession,
   runPipeline
-} from "./chunks/chunk-2JKPKI72.js";
+} from "./chunks/chunk-TKUMUSZM.js";
 
 // src/entrypoints/action.ts
 import { readFileSync } from "node:fs";

@@ -206,10 +206,23 @@ export class OctokitGitHub implements GitHubPort {
 
   async createComment(owner: string, repo: string, issueNumber: number, body: string): Promise<Comment> {
     const route = "POST /repos/{owner}/{repo}/issues/{issue_number}/comments";
-    const { data } = await this.call(route, `commenting on #${issueNumber} in ${owner}/${repo}`, () =>
-      this.octokit.request(route, { owner, repo, issue_number: issueNumber, body }),
+    return this.createOnce(
+      route,
+      `commenting on #${issueNumber} in ${owner}/${repo}`,
+      async (retries) =>
+        toComment(
+          (
+            await this.octokit.request(route, {
+              owner,
+              repo,
+              issue_number: issueNumber,
+              body,
+              request: { retries },
+            })
+          ).data,
+        ),
+      async () => (await this.listComments(owner, repo, issueNumber)).find((c) => c.body === body) ?? null,
     );
-    return toComment(data);
   }
 
   async updateComment(owner: string, repo: string, commentId: number, body: string): Promise<Comment> {
@@ -274,21 +287,30 @@ export class OctokitGitHub implements GitHubPort {
   async createPullRequest(input: CreatePullRequestInput): Promise<PullRequest> {
     const { owner, repo } = input;
     const route = "POST /repos/{owner}/{repo}/pulls";
-    const { data } = await this.call(
+    return this.createOnce(
       route,
       `opening a pull request from ${input.head} into ${input.base} in ${owner}/${repo}`,
-      () =>
-        this.octokit.request(route, {
-          owner,
-          repo,
-          title: input.title,
-          body: input.body,
-          head: input.head,
-          base: input.base,
-          draft: input.draft ?? false,
-        }),
+      async (retries) =>
+        toPullRequest(
+          (
+            await this.octokit.request(route, {
+              owner,
+              repo,
+              title: input.title,
+              body: input.body,
+              head: input.head,
+              base: input.base,
+              draft: input.draft ?? false,
+              request: { retries },
+            })
+          ).data,
+        ),
+      // The same head and base, open: ours, stored before the error was answered.
+      async () => {
+        const open = await this.findPullRequestByHead({ owner, repo, branch: input.head, state: "open" });
+        return open && open.base.ref === input.base ? open : null;
+      },
     );
-    return toPullRequest(data);
   }
 
   async updatePullRequest(input: UpdatePullRequestInput): Promise<PullRequest> {
@@ -323,6 +345,29 @@ export class OctokitGitHub implements GitHubPort {
         ...(input.inputs && { inputs: { ...input.inputs } }),
       }),
     );
+  }
+
+  /**
+   * Creates something at most once. A write GitHub stored before it failed with a 5xx (or before
+   * the connection dropped) would be duplicated by a blind retry, so after such a failure we look
+   * for it before writing again.
+   */
+  private async createOnce<T>(
+    route: string,
+    what: string,
+    send: (retries: number | undefined) => Promise<T>,
+    findExisting: () => Promise<T | null>,
+  ): Promise<T> {
+    try {
+      return await send(0);
+    } catch (error) {
+      const status = (error as { status?: unknown }).status;
+      const ambiguous = typeof status !== "number" || status >= 500;
+      if (!ambiguous) throw toGitHubError(error, route, what);
+      const existing = await findExisting().catch(() => null);
+      if (existing) return existing;
+      return this.call(route, what, () => send(undefined));
+    }
   }
 
   private async call<T>(route: string, what: string, send: () => Promise<T>): Promise<T> {

@@ -224,6 +224,26 @@ describe("OctokitGitHub writes", () => {
     expect(fake.pendingFaults()).toBe(0);
   });
 
+  it("does not post a comment twice when GitHub stored it but answered 502", async () => {
+    const issue = fake.addIssue(repo, { title: "Lost answer" });
+    fake.injectFault({
+      method: "POST",
+      route: "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+      fault: { type: "applied-then-status", status: 502 },
+    });
+    const comment = await client().createComment("acme", "widgets", issue.number, "tracking");
+    expect(fake.commentsOn(repo, issue.number).map((c) => c.body)).toEqual(["tracking"]);
+    expect(comment.id).toBe(fake.commentsOn(repo, issue.number)[0]?.id);
+    // A 502 that did not store the comment is still retried.
+    fake.injectFault({
+      method: "POST",
+      route: "/repos/{owner}/{repo}/issues/{issue_number}/comments",
+      fault: { type: "status", status: 502 },
+    });
+    await client().createComment("acme", "widgets", issue.number, "second");
+    expect(fake.commentsOn(repo, issue.number).map((c) => c.body)).toEqual(["tracking", "second"]);
+  });
+
   it("gives up on a server error that outlasts the retries", async () => {
     const issue = fake.addIssue(repo, { title: "Down" });
     fake.injectFault({
@@ -335,6 +355,40 @@ describe("OctokitGitHub writes", () => {
     expect(
       mine.filter((reaction) => reaction.content === "eyes" && reaction.target.kind === "issue-comment"),
     ).toHaveLength(1);
+  });
+
+  it("does not open a pull request twice when GitHub stored it but answered 502", async () => {
+    const scratch = await mkdtemp(join(tmpdir(), "acp-warden-pr-"));
+    try {
+      const workspace = await new GitCli().clone({
+        remoteUrl: remote.repositoryUrl(repo),
+        token,
+        directory: join(scratch, "w"),
+      });
+      await workspace.ensureIdentity({ name: "bot", email: "bot@example.test" });
+      await workspace.checkoutNewBranch("agent/issue-502", "main");
+      await writeFile(join(workspace.directory, "fix.txt"), "fixed\n");
+      await workspace.commitAll("Fix");
+      await workspace.push({ remoteUrl: remote.repositoryUrl(repo), branch: "agent/issue-502", token });
+      fake.injectFault({
+        method: "POST",
+        route: "/repos/{owner}/{repo}/pulls",
+        fault: { type: "applied-then-status", status: 502 },
+      });
+      const created = await client().createPullRequest({
+        owner: "acme",
+        repo: "widgets",
+        title: "Fix",
+        body: "b",
+        head: "agent/issue-502",
+        base: "main",
+      });
+      const pulls = fake.pullRequestsOf(repo).filter((p) => p.head.ref === "agent/issue-502");
+      expect(pulls).toHaveLength(1);
+      expect(created.number).toBe(pulls[0]?.number);
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
   });
 
   it("opens, finds and updates a pull request for a pushed branch", async () => {

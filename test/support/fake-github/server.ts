@@ -46,7 +46,9 @@ export type Fault =
       readonly status?: 403 | 429;
       readonly retryAfterSeconds?: number;
     }
-  | { readonly type: "rate-limit"; readonly status?: 403 | 429; readonly resetInSeconds?: number };
+  | { readonly type: "rate-limit"; readonly status?: 403 | 429; readonly resetInSeconds?: number }
+  /** The request takes effect, but the answer is lost: a 5xx after the write (what makes retries duplicate). */
+  | { readonly type: "applied-then-status"; readonly status: number };
 
 export interface FaultSpec {
   /** Route template as in GitHub's docs, e.g. "/repos/{owner}/{repo}/issues/comments/{comment_id}". */
@@ -384,7 +386,7 @@ export class FakeGitHub {
     }
 
     const fault = this.takeFault(method, route.template);
-    if (fault) {
+    if (fault && fault.type !== "applied-then-status") {
       const reply = faultReply(fault);
       record(reply.status, route.template, credential, fault.type);
       return send(response, reply);
@@ -402,6 +404,10 @@ export class FakeGitHub {
       });
     } catch (error) {
       reply = { status: 500, body: { message: `fake GitHub failed: ${String(error)}` } };
+    }
+    if (fault?.type === "applied-then-status") {
+      record(fault.status, route.template, credential, fault.type);
+      return send(response, { status: fault.status, body: { message: "Server Error" } });
     }
     record(reply.status, route.template, credential, null);
     send(response, reply);
@@ -832,7 +838,7 @@ function validationFailed(message: string): Reply {
   };
 }
 
-function faultReply(fault: Fault): Reply {
+function faultReply(fault: Exclude<Fault, { type: "applied-then-status" }>): Reply {
   switch (fault.type) {
     case "status":
       return {

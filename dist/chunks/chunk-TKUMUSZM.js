@@ -39243,12 +39243,20 @@ var OctokitGitHub = class {
   }
   async createComment(owner, repo, issueNumber, body2) {
     const route = "POST /repos/{owner}/{repo}/issues/{issue_number}/comments";
-    const { data } = await this.call(
+    return this.createOnce(
       route,
       `commenting on #${issueNumber} in ${owner}/${repo}`,
-      () => this.octokit.request(route, { owner, repo, issue_number: issueNumber, body: body2 })
+      async (retries) => toComment(
+        (await this.octokit.request(route, {
+          owner,
+          repo,
+          issue_number: issueNumber,
+          body: body2,
+          request: { retries }
+        })).data
+      ),
+      async () => (await this.listComments(owner, repo, issueNumber)).find((c) => c.body === body2) ?? null
     );
-    return toComment(data);
   }
   async updateComment(owner, repo, commentId, body2) {
     const route = "PATCH /repos/{owner}/{repo}/issues/comments/{comment_id}";
@@ -39310,20 +39318,27 @@ var OctokitGitHub = class {
   async createPullRequest(input2) {
     const { owner, repo } = input2;
     const route = "POST /repos/{owner}/{repo}/pulls";
-    const { data } = await this.call(
+    return this.createOnce(
       route,
       `opening a pull request from ${input2.head} into ${input2.base} in ${owner}/${repo}`,
-      () => this.octokit.request(route, {
-        owner,
-        repo,
-        title: input2.title,
-        body: input2.body,
-        head: input2.head,
-        base: input2.base,
-        draft: input2.draft ?? false
-      })
+      async (retries) => toPullRequest(
+        (await this.octokit.request(route, {
+          owner,
+          repo,
+          title: input2.title,
+          body: input2.body,
+          head: input2.head,
+          base: input2.base,
+          draft: input2.draft ?? false,
+          request: { retries }
+        })).data
+      ),
+      // The same head and base, open: ours, stored before the error was answered.
+      async () => {
+        const open2 = await this.findPullRequestByHead({ owner, repo, branch: input2.head, state: "open" });
+        return open2 && open2.base.ref === input2.base ? open2 : null;
+      }
     );
-    return toPullRequest(data);
   }
   async updatePullRequest(input2) {
     const { owner, repo } = input2;
@@ -39357,6 +39372,23 @@ var OctokitGitHub = class {
         ...input2.inputs && { inputs: { ...input2.inputs } }
       })
     );
+  }
+  /**
+   * Creates something at most once. A write GitHub stored before it failed with a 5xx (or before
+   * the connection dropped) would be duplicated by a blind retry, so after such a failure we look
+   * for it before writing again.
+   */
+  async createOnce(route, what, send, findExisting) {
+    try {
+      return await send(0);
+    } catch (error62) {
+      const status = error62.status;
+      const ambiguous = typeof status !== "number" || status >= 500;
+      if (!ambiguous) throw toGitHubError(error62, route, what);
+      const existing = await findExisting().catch(() => null);
+      if (existing) return existing;
+      return this.call(route, what, () => send(void 0));
+    }
   }
   async call(route, what, send) {
     try {
