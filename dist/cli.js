@@ -37,7 +37,7 @@ import {
   suggestPolicyChange,
   threadNumber,
   throttling
-} from "./chunks/chunk-TKUMUSZM.js";
+} from "./chunks/chunk-5EIUCSSF.js";
 
 // node_modules/commander/lib/error.js
 var require_error = __commonJS({

@@ -8,7 +8,7 @@ import {
   renderJobSummary,
   runAgentSession,
   runPipeline
-} from "./chunks/chunk-TKUMUSZM.js";
+} from "./chunks/chunk-5EIUCSSF.js";
 
 // src/entrypoints/action.ts
 import { readFileSync } from "node:fs";

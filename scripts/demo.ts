@@ -9,7 +9,13 @@ import { readFile } from "node:fs/promises";
 import type { PresetId } from "../src/agents/index.js";
 import type { Script } from "../test/agent/script.js";
 import { INTEROP_BIN, interopInstalled } from "../test/agents/interop-harness.js";
-import { commentPayload, createRepository, runAction, startServers } from "../test/support/action-harness.js";
+import {
+  commentPayload,
+  createRepository,
+  runAction,
+  startServers,
+  trackingComment,
+} from "../test/support/action-harness.js";
 import { type ModelServer, startModelServer } from "../test/support/model-server/index.js";
 import { buildScriptedAgent } from "../test/support/scripted-agent.js";
 
@@ -160,9 +166,7 @@ async function main(): Promise<void> {
     section("Action log", result.stdout);
     if (result.stderr.trim()) section("Action stderr", result.stderr);
 
-    const tracking = servers.github
-      .commentsOn(full, issue.number)
-      .find((c) => c.body.startsWith("<!-- acp-warden -->"));
+    const tracking = trackingComment(servers.github, full, issue.number);
     if (tracking)
       section(
         `Tracking comment on issue #${issue.number} (edited ${tracking.history.length - 1} times)`,

@@ -402,31 +402,13 @@ class SessionRun {
         Math.max(0, deadline - Date.now()),
       );
     });
-    const exited = this.agent.exited.then((exit) => {
-      const spawnError = this.agent.spawnError();
-      if (spawnError) {
-        throw new AcpSessionError(
-          "spawn_failed",
-          `could not start the agent (${this.options.launch.command}): ${spawnError.message}`,
-          this.stderrTail(),
-        );
-      }
-      throw new AcpSessionError(
-        "agent_exited",
-        `the agent exited during ${phase} (exit code ${exit.code}${exit.signal ? `, signal ${exit.signal}` : ""})`,
-        this.stderrTail(),
-        { exitCode: exit.code, signal: exit.signal },
-      );
+    const exited = this.agent.exited.then(() => {
+      throw this.lostAgent(phase);
     });
     const closed = this.streamClosed.then(async () => {
       // The exit usually follows the end of stdout closely; prefer reporting the exit.
       await Promise.race([this.agent.exited, sleep(200)]);
-      if (this.agent.exitInfo()) return exited;
-      throw new AcpSessionError(
-        "stream_closed",
-        `the agent closed its stdout during ${phase}`,
-        this.stderrTail(),
-      );
+      throw this.lostAgent(phase);
     });
     try {
       return await Promise.race([
@@ -445,23 +427,34 @@ class SessionRun {
     if (error instanceof AcpSessionError) throw error;
     await Promise.race([this.agent.exited, this.streamClosed, sleep(250)]);
     await Promise.race([this.agent.exited, sleep(this.agent.exitInfo() ? 0 : 200)]);
+    if (this.agent.exitInfo() || this.streamEnded) throw this.lostAgent(phase);
+    throw this.toSessionError(error, phase);
+  }
+
+  /** Why the agent can no longer answer: it never started, it exited, or it closed its stdout. */
+  private lostAgent(phase: Phase): AcpSessionError {
+    const spawnError = this.agent.spawnError();
+    if (spawnError) {
+      return new AcpSessionError(
+        "spawn_failed",
+        `could not start the agent (${this.options.launch.command}): ${spawnError.message}`,
+        this.stderrTail(),
+      );
+    }
     const exit = this.agent.exitInfo();
     if (exit) {
-      throw new AcpSessionError(
+      return new AcpSessionError(
         "agent_exited",
         `the agent exited during ${phase} (exit code ${exit.code}${exit.signal ? `, signal ${exit.signal}` : ""})`,
         this.stderrTail(),
         { exitCode: exit.code, signal: exit.signal },
       );
     }
-    if (this.streamEnded) {
-      throw new AcpSessionError(
-        "stream_closed",
-        `the agent closed its stdout during ${phase}`,
-        this.stderrTail(),
-      );
-    }
-    throw this.toSessionError(error, phase);
+    return new AcpSessionError(
+      "stream_closed",
+      `the agent closed its stdout during ${phase}`,
+      this.stderrTail(),
+    );
   }
 
   private async decideAndRecord(

@@ -17,7 +17,7 @@ import {
 import type { RunReport } from "../report/model.js";
 import { CommentUpdater } from "./comment-updater.js";
 import { buildPrompt } from "./prompt.js";
-import { isCommentTrigger, type RunTrigger, threadNumber } from "./trigger.js";
+import { type RunTrigger, threadNumber } from "./trigger.js";
 import type { PipelineDeps, PreparedAgent, RunConfig, RunOutcome } from "./types.js";
 
 const WRITE_ROLES: ReadonlySet<RepositoryRole> = new Set(["write", "maintain", "admin"]);
@@ -498,5 +498,3 @@ async function publish(
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
-
-export { isCommentTrigger };

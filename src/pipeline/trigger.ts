@@ -40,12 +40,6 @@ export type RunTrigger =
 
 export type TriggerResult = { run: RunTrigger } | { skip: string };
 
-export function isCommentTrigger(
-  t: RunTrigger,
-): t is Extract<RunTrigger, { kind: "issue_comment" | "pull_request_review_comment" }> {
-  return t.kind === "issue_comment" || t.kind === "pull_request_review_comment";
-}
-
 /** The issue or pull request number the run reports on, if there is one. */
 export function threadNumber(t: RunTrigger): number | null {
   if (t.kind === "issue_comment" || t.kind === "issues") return t.issueNumber;

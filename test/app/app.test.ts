@@ -21,7 +21,7 @@ import { loadShellAnalyzer } from "../../src/policy/index.js";
 import { createInProcessQueue } from "../../src/queue/in-process.js";
 import type { JobHandler, JobQueue, QueueWorker, RunJob } from "../../src/queue/port.js";
 import type { Script } from "../agent/script.js";
-import { FILES, POLICY } from "../support/action-harness.js";
+import { FILES, POLICY, trackingComment } from "../support/action-harness.js";
 import { FakeGitHub } from "../support/fake-github/index.js";
 import { GitHttpRemote } from "../support/git-remote.js";
 import { scriptedAgentCommand, writeScript } from "../support/scripted-agent.js";
@@ -341,9 +341,7 @@ describe("the GitHub App front door", () => {
     expect(await h.remote.readFile(full, pr.head.ref, "src/app.js")).toBe(FIXED);
 
     // The tracking comment ends with the pull request; the checkout is gone.
-    const tracking = h.github
-      .commentsOn(full, issue.number)
-      .find((c) => c.body.startsWith("<!-- acp-warden -->"));
+    const tracking = trackingComment(h.github, full, issue.number);
     expect(tracking?.body).toContain(`#${pr.number}`);
     // The git remote was only ever reached with installation tokens.
     const minted = new Set(h.github.state.installationTokens.map((t) => t.token));
@@ -503,9 +501,7 @@ describe("the GitHub App front door", () => {
       // Wait until the agent has made its edit and hangs.
       const deadline = Date.now() + 20_000;
       while (Date.now() < deadline) {
-        const tracking = h.github
-          .commentsOn(full, issue.number)
-          .find((c) => c.body.startsWith("<!-- acp-warden -->"));
+        const tracking = trackingComment(h.github, full, issue.number);
         if (tracking?.body.includes("Edit src/app.js")) break;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }

@@ -11,6 +11,7 @@ import {
   type Servers,
   startServers,
   TOKEN,
+  trackingComment,
 } from "../support/action-harness.js";
 import { type ModelServer, startModelServer } from "../support/model-server/index.js";
 
@@ -88,9 +89,7 @@ describe.each(["claude", "gemini"] as const)("the Action with the real %s agent"
       // Neither the token nor the OIDC request token ever reached the model.
       expect(model!.sawText(TOKEN)).toBe(false);
       expect(model!.sawText("oidc-secret-for-tests")).toBe(false);
-      const tracking = servers.github
-        .commentsOn(full, issue.number)
-        .find((c) => c.body.startsWith("<!-- acp-warden -->"));
+      const tracking = trackingComment(servers.github, full, issue.number);
       expect(tracking?.body).toContain("opened pull request");
       if (id === "claude") {
         // The preset's session settings reach session/new: the checkout's own .claude settings stay off.

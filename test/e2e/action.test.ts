@@ -14,6 +14,7 @@ import {
   runAction,
   type Servers,
   startServers,
+  trackingComment,
 } from "../support/action-harness.js";
 
 let servers: Servers;
@@ -131,9 +132,7 @@ describe("the Action, end to end", () => {
     expect(servers.github.state.reactions).toContainEqual(
       expect.objectContaining({ content: "eyes", target: { kind: "issue-comment", commentId: comment.id } }),
     );
-    const tracking = servers.github
-      .commentsOn(full, issue.number)
-      .find((c) => c.body.startsWith("<!-- acp-warden -->"));
+    const tracking = trackingComment(servers.github, full, issue.number);
     expect(tracking?.body).toContain(`opened pull request [#${pr.number}]`);
     expect(tracking?.body).toContain("**Plan** 3/3");
     expect(tracking?.body).toContain(`/actions/runs/4242`);
@@ -216,9 +215,7 @@ describe("the Action, end to end", () => {
     expect(result.outputs.status).toBe("blocked");
     expect(servers.github.pullRequestsOf(full)).toHaveLength(0);
     expect(await servers.remote.branches(full)).toEqual(["main"]);
-    const tracking = servers.github
-      .commentsOn(full, issue.number)
-      .find((c) => c.body.startsWith("<!-- acp-warden -->"));
+    const tracking = trackingComment(servers.github, full, issue.number);
     expect(tracking?.body).toContain("break the policy");
     expect(tracking?.body).toContain(".github/workflows/ci.yml");
   });
@@ -292,9 +289,7 @@ describe("the Action, end to end", () => {
     // And the changed policy file is itself a change the policy does not allow: nothing is published.
     expect(result.outputs.status).toBe("blocked");
     expect(servers.github.pullRequestsOf(full)).toHaveLength(0);
-    const tracking = servers.github
-      .commentsOn(full, issue.number)
-      .find((c) => c.body.startsWith("<!-- acp-warden -->"));
+    const tracking = trackingComment(servers.github, full, issue.number);
     expect(tracking?.body).toContain("`.github/agent-policy.yml`");
   });
 
@@ -426,9 +421,7 @@ describe("the Action, end to end", () => {
     const pr = servers.github.pullRequestsOf(full)[0]!;
     expect(pr.draft).toBe(true);
     expect(await servers.remote.readFile(full, pr.head.ref, "src/app.js")).toBe(FIXED);
-    const tracking = servers.github
-      .commentsOn(full, issue.number)
-      .find((c) => c.body.startsWith("<!-- acp-warden -->"));
+    const tracking = trackingComment(servers.github, full, issue.number);
     expect(tracking?.body).toContain("failed while running the agent");
     expect(tracking?.body).toContain(`the work so far is in draft pull request [#${pr.number}]`);
     expect(tracking?.body).toContain("exit code 137");
@@ -498,9 +491,7 @@ describe("the Action, end to end", () => {
     expect(result.exitCode, result.stdout).toBe(0);
     expect(servers.github.pendingFaults()).toBe(0);
     expect(servers.github.pullRequestsOf(full)).toHaveLength(1);
-    const tracking = servers.github
-      .commentsOn(full, issue.number)
-      .find((c) => c.body.startsWith("<!-- acp-warden -->"));
+    const tracking = trackingComment(servers.github, full, issue.number);
     expect(tracking?.body).toContain("opened pull request");
     expect(servers.github.requests.some((r) => r.fault !== null)).toBe(true);
   });
@@ -514,9 +505,7 @@ describe("the Action, end to end", () => {
     const result = await runAction({ servers, full, event: "issue_comment", payload, script: fixScript() });
     expect(result.exitCode).toBe(1);
     expect(result.outputs.status).toBe("failed");
-    const tracking = servers.github
-      .commentsOn(full, issue.number)
-      .find((c) => c.body.startsWith("<!-- acp-warden -->"));
+    const tracking = trackingComment(servers.github, full, issue.number);
     expect(tracking?.body).toContain("failed while loading the policy");
     expect(tracking?.body).toContain(".github/agent-policy.yml:2:1");
     expect(tracking?.body).toContain("allow");

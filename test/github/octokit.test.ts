@@ -29,6 +29,21 @@ function client(overrides: Partial<OctokitGitHubOptions> = {}): GitHubPort {
   });
 }
 
+/** Publishes `branch` (one commit on main) on the real remote, so a PR's head is a real commit. */
+async function pushBranch(scratch: string, branch: string): Promise<string | null> {
+  const workspace = await new GitCli().clone({
+    remoteUrl: remote.repositoryUrl(repo),
+    token,
+    directory: join(scratch, "w"),
+  });
+  await workspace.ensureIdentity({ name: "bot", email: "bot@example.test" });
+  await workspace.checkoutNewBranch(branch, "main");
+  await writeFile(join(workspace.directory, "fix.txt"), "fixed\n");
+  const head = await workspace.commitAll("Fix");
+  await workspace.push({ remoteUrl: remote.repositoryUrl(repo), branch, token });
+  return head;
+}
+
 beforeAll(async () => {
   fake = await FakeGitHub.start({ tokens: { [token]: "github-actions[bot]" } });
   remote = await GitHttpRemote.start({ tokens: [token] });
@@ -360,16 +375,7 @@ describe("OctokitGitHub writes", () => {
   it("does not open a pull request twice when GitHub stored it but answered 502", async () => {
     const scratch = await mkdtemp(join(tmpdir(), "acp-warden-pr-"));
     try {
-      const workspace = await new GitCli().clone({
-        remoteUrl: remote.repositoryUrl(repo),
-        token,
-        directory: join(scratch, "w"),
-      });
-      await workspace.ensureIdentity({ name: "bot", email: "bot@example.test" });
-      await workspace.checkoutNewBranch("agent/issue-502", "main");
-      await writeFile(join(workspace.directory, "fix.txt"), "fixed\n");
-      await workspace.commitAll("Fix");
-      await workspace.push({ remoteUrl: remote.repositoryUrl(repo), branch: "agent/issue-502", token });
+      await pushBranch(scratch, "agent/issue-502");
       fake.injectFault({
         method: "POST",
         route: "/repos/{owner}/{repo}/pulls",
@@ -395,16 +401,7 @@ describe("OctokitGitHub writes", () => {
     // Publish a branch on the real remote, so the PR's head is a real commit.
     const scratch = await mkdtemp(join(tmpdir(), "acp-warden-pr-"));
     try {
-      const workspace = await new GitCli().clone({
-        remoteUrl: remote.repositoryUrl(repo),
-        token,
-        directory: join(scratch, "w"),
-      });
-      await workspace.ensureIdentity({ name: "bot", email: "bot@example.test" });
-      await workspace.checkoutNewBranch("agent/issue-1", "main");
-      await writeFile(join(workspace.directory, "fix.txt"), "fixed\n");
-      const head = await workspace.commitAll("Fix");
-      await workspace.push({ remoteUrl: remote.repositoryUrl(repo), branch: "agent/issue-1", token });
+      const head = await pushBranch(scratch, "agent/issue-1");
 
       const github = client();
       expect(

@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import { emptyState } from "../../src/acp/transcript.js";
 import type { SessionState } from "../../src/acp/types.js";
 import { CommentUpdater } from "../../src/pipeline/comment-updater.js";
-import { buildPrompt, fence, sanitizeUntrusted } from "../../src/pipeline/prompt.js";
+import { buildPrompt, sanitizeUntrusted } from "../../src/pipeline/prompt.js";
 import { branchSlug } from "../../src/pipeline/run.js";
 import {
   code,
+  fenced,
   renderJobSummary,
   renderPullRequestBody,
   renderPullRequestTitle,
@@ -21,9 +22,9 @@ describe("prompt", () => {
 
   it("fences untrusted text so it cannot close its own fence", () => {
     const body = "```\nbreak out\n````";
-    const fenced = fence(body, "markdown");
-    expect(fenced.startsWith("`````markdown\n")).toBe(true);
-    expect(fenced.endsWith("\n`````")).toBe(true);
+    const fence = fenced(body, "markdown");
+    expect(fence.startsWith("`````markdown\n")).toBe(true);
+    expect(fence.endsWith("\n`````")).toBe(true);
   });
 
   it("states the task, the maintainer's instructions and the issue as data", () => {

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { COMMENT_MARKER } from "../../src/report/markdown.js";
 import type { Script } from "../agent/script.js";
 import { FakeGitHub } from "./fake-github/index.js";
 import { GitHttpRemote } from "./git-remote.js";
@@ -194,6 +195,11 @@ export function parseOutputs(text: string): Record<string, string> {
     outputs[name!] = value.join("\n");
   }
   return outputs;
+}
+
+/** The tracking comment acp-warden keeps on an issue or pull request (the one with its marker). */
+export function trackingComment(github: FakeGitHub, full: string, number: number) {
+  return github.commentsOn(full, number).find((c) => c.body.startsWith(COMMENT_MARKER));
 }
 
 export function commentPayload(
