@@ -12,14 +12,13 @@ import { INTEROP_BIN, interopInstalled } from "../test/agents/interop-harness.js
 import {
   commentPayload,
   createRepository,
+  FIXED,
   runAction,
   startServers,
   trackingComment,
 } from "../test/support/action-harness.js";
 import { type ModelServer, startModelServer } from "../test/support/model-server/index.js";
 import { buildScriptedAgent } from "../test/support/scripted-agent.js";
-
-const FIXED = 'export const greet = () => "hello";\n';
 
 // The agent's part: plan, read, edit (asks), run the tests (asks), try a command the policy denies.
 const script: Script = {

@@ -21,7 +21,7 @@ import { loadShellAnalyzer } from "../../src/policy/index.js";
 import { createInProcessQueue } from "../../src/queue/in-process.js";
 import type { JobHandler, JobQueue, QueueWorker, RunJob } from "../../src/queue/port.js";
 import type { Script } from "../agent/script.js";
-import { FILES, POLICY, trackingComment } from "../support/action-harness.js";
+import { FILES, FIX_APP_STEP, FIXED, POLICY, trackingComment } from "../support/action-harness.js";
 import { FakeGitHub } from "../support/fake-github/index.js";
 import { GitHttpRemote } from "../support/git-remote.js";
 import { scriptedAgentCommand, writeScript } from "../support/scripted-agent.js";
@@ -30,7 +30,6 @@ const APP_ID = 31337;
 const INSTALLATION_ID = 4242;
 const SECRET = "webhook-secret-for-tests";
 const OWNER = "acme";
-const FIXED = 'export const greet = () => "hello";\n';
 const FAKE_PRIVATE_KEY_ENV = "-----BEGIN PRIVATE KEY-----not-a-real-key-----END PRIVATE KEY-----";
 
 const { privateKey, publicKey } = generateKeyPairSync("rsa", {
@@ -49,11 +48,7 @@ const SCRIPT: Script = {
           toolCall: { id: "read", title: "Read src/app.js", kind: "read", rawInput: { path: "src/app.js" } },
           action: { readFile: { path: "src/app.js" } },
         },
-        {
-          toolCall: { id: "edit", title: "Edit src/app.js", kind: "edit", rawInput: { path: "src/app.js" } },
-          permission: true,
-          action: { writeFile: { path: "src/app.js", content: FIXED } },
-        },
+        FIX_APP_STEP,
         {
           toolCall: { id: "env", title: "printenv", kind: "execute", rawInput: { command: "printenv" } },
           permission: true,
@@ -462,19 +457,7 @@ describe("the GitHub App front door", () => {
     const script: Script = {
       turns: [
         {
-          steps: [
-            {
-              toolCall: {
-                id: "edit",
-                title: "Edit src/app.js",
-                kind: "edit",
-                rawInput: { path: "src/app.js" },
-              },
-              permission: true,
-              action: { writeFile: { path: "src/app.js", content: FIXED } },
-            },
-            { hang: true },
-          ],
+          steps: [FIX_APP_STEP, { hang: true }],
         },
       ],
     };

@@ -10,7 +10,7 @@ import { sign } from "@octokit/webhooks-methods";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveCommand, workerCommand } from "../../src/entrypoints/app-main.js";
 import type { Script } from "../agent/script.js";
-import { FILES } from "../support/action-harness.js";
+import { FILES, FIX_APP_STEP, FIXED } from "../support/action-harness.js";
 import { FakeGitHub } from "../support/fake-github/index.js";
 import { GitHttpRemote } from "../support/git-remote.js";
 import { startRedis } from "../support/redis.js";
@@ -19,7 +19,6 @@ import { scriptedAgentCommand, writeScript } from "../support/scripted-agent.js"
 const APP_ID = 5150;
 const INSTALLATION_ID = 77;
 const SECRET = "scale-out-secret";
-const FIXED = 'export const greet = () => "hello";\n';
 
 const { privateKey, publicKey } = generateKeyPairSync("rsa", {
   modulusLength: 2048,
@@ -30,14 +29,7 @@ const { privateKey, publicKey } = generateKeyPairSync("rsa", {
 const script: Script = {
   turns: [
     {
-      steps: [
-        {
-          toolCall: { id: "edit", title: "Edit src/app.js", kind: "edit", rawInput: { path: "src/app.js" } },
-          permission: true,
-          action: { writeFile: { path: "src/app.js", content: FIXED } },
-        },
-        { message: "Fixed." },
-      ],
+      steps: [FIX_APP_STEP, { message: "Fixed." }],
     },
   ],
 };

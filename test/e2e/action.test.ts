@@ -10,6 +10,8 @@ import {
   commentPayload,
   createRepository,
   FILES,
+  FIX_APP_STEP,
+  FIXED,
   OWNER,
   runAction,
   type Servers,
@@ -28,8 +30,6 @@ afterAll(async () => {
   await servers?.close();
 });
 
-const FIXED = 'export const greet = () => "hello";\n';
-
 const plan = (status: "pending" | "completed"): Step => ({
   plan: [
     { content: "Read the code", status: status === "completed" ? "completed" : "in_progress" },
@@ -47,11 +47,7 @@ const fixScript = (extra: Step[] = []): Script => ({
           toolCall: { id: "read", title: "Read src/app.js", kind: "read", rawInput: { path: "src/app.js" } },
           action: { readFile: { path: "src/app.js" } },
         },
-        {
-          toolCall: { id: "edit", title: "Edit src/app.js", kind: "edit", rawInput: { path: "src/app.js" } },
-          permission: true,
-          action: { writeFile: { path: "src/app.js", content: FIXED } },
-        },
+        FIX_APP_STEP,
         {
           toolCall: {
             id: "test",
@@ -357,20 +353,7 @@ describe("the Action, end to end", () => {
     const script: Script = {
       turns: [
         {
-          steps: [
-            plan("pending"),
-            {
-              toolCall: {
-                id: "edit",
-                title: "Edit src/app.js",
-                kind: "edit",
-                rawInput: { path: "src/app.js" },
-              },
-              permission: true,
-              action: { writeFile: { path: "src/app.js", content: FIXED } },
-            },
-            { hang: true },
-          ],
+          steps: [plan("pending"), FIX_APP_STEP, { hang: true }],
         },
       ],
     };
@@ -399,19 +382,7 @@ describe("the Action, end to end", () => {
       stderr: "agent: out of memory\n",
       turns: [
         {
-          steps: [
-            {
-              toolCall: {
-                id: "edit",
-                title: "Edit src/app.js",
-                kind: "edit",
-                rawInput: { path: "src/app.js" },
-              },
-              permission: true,
-              action: { writeFile: { path: "src/app.js", content: FIXED } },
-            },
-            { crash: 137 },
-          ],
+          steps: [FIX_APP_STEP, { crash: 137 }],
         },
       ],
     };

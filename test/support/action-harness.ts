@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { COMMENT_MARKER } from "../../src/report/markdown.js";
-import type { Script } from "../agent/script.js";
+import type { Script, Step } from "../agent/script.js";
 import { FakeGitHub } from "./fake-github/index.js";
 import { GitHttpRemote } from "./git-remote.js";
 import { scriptedAgentCommand, writeScript } from "./scripted-agent.js";
@@ -39,6 +39,14 @@ export const FILES: Record<string, string> = {
   "src/app.js": 'export const greet = () => "helo";\n',
   ".github/agent-policy.yml": POLICY,
   ".github/workflows/ci.yml": "name: ci\n",
+};
+
+/** src/app.js with the greeting fixed, and the agent step that writes it (asking first). */
+export const FIXED = 'export const greet = () => "hello";\n';
+export const FIX_APP_STEP: Step = {
+  toolCall: { id: "edit", title: "Edit src/app.js", kind: "edit", rawInput: { path: "src/app.js" } },
+  permission: true,
+  action: { writeFile: { path: "src/app.js", content: FIXED } },
 };
 
 export interface Servers {
